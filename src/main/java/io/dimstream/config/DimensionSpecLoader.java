@@ -1,0 +1,349 @@
+package io.dimstream.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.avro.Schema;
+
+/** Reads a dimension spec from YAML (the format README.md documents) and validates it. */
+public final class DimensionSpecLoader {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
+      "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service");
+  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
+  private DimensionSpecLoader() {}
+
+  public static DimensionSpec load(Path file) {
+    JsonNode root;
+    try {
+      root = YAML.readTree(Files.readString(file));
+    } catch (IOException e) {
+      throw SpecErrors.unreadable(file, e);
+    }
+    if (root == null || !root.isObject()) {
+      throw SpecErrors.invalid(file, "(top level)", "the file is not a YAML mapping",
+          "write 'name:', 'columns:', 'key:' and 'sequence:' at the top level (see README.md)");
+    }
+    return parse(root, file);
+  }
+
+  /** Parses an already-read YAML/JSON tree; {@code file} is only used in messages and to resolve relative paths. */
+  public static DimensionSpec parse(JsonNode root, Path file) {
+    for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!TOP_LEVEL.contains(f)) {
+        throw SpecErrors.invalid(file, f, "unknown field", "remove it or use one of " + new java.util.TreeSet<>(TOP_LEVEL));
+      }
+    }
+    String name = text(root, "name", file);
+    DimensionSpecBuilder b = DimensionSpec.builder(name).source(file);
+    Path baseDir = file == null || file.toAbsolutePath().getParent() == null ? Path.of(".")
+        : file.toAbsolutePath().getParent();
+    if (root.has("columns") && root.has("schema")) {
+      throw SpecErrors.invalid(file, "columns", "both 'columns' and 'schema' are given", "keep only one of them");
+    }
+    if (root.has("columns")) {
+      JsonNode cols = root.get("columns");
+      if (!cols.isObject() || cols.isEmpty()) {
+        throw SpecErrors.invalid(file, "columns", "expected a mapping of column name to type", "write e.g. 'customer_id: long'");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = cols.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        try {
+          b.column(e.getKey(), ColumnType.parse(e.getValue().asText()));
+        } catch (IllegalArgumentException ex) {
+          throw SpecErrors.invalid(file, "columns." + e.getKey(), ex.getMessage(), "fix the type of '" + e.getKey() + "'");
+        }
+      }
+    } else if (root.has("schema")) {
+      String schemaRef = root.get("schema").asText();
+      Path schemaFile = resolveSchema(baseDir, schemaRef);
+      String schemaJson;
+      try {
+        schemaJson = Files.readString(schemaFile);
+      } catch (IOException e) {
+        throw SpecErrors.invalid(file, "schema", "cannot read " + schemaFile + ": " + e.getMessage(),
+            "give the path of an Avro record schema (.avsc), relative to the spec file or the working directory");
+      }
+      for (Column c : AvroColumns.columns(schemaJson, file)) {
+        b.column(c.name(), c.type());
+      }
+      b.avroSchema(schemaJson);
+    }
+    b.key(list(root, "key", file));
+    b.sequence(list(root, "sequence", file));
+    if (root.has("track")) {
+      b.track(list(root, "track", file));
+    }
+    if (root.has("track_except")) {
+      b.trackExcept(list(root, "track_except", file));
+    }
+    InputFormat format = InputFormat.JSON;
+    if (root.has("format")) {
+      String f = root.get("format").asText().toLowerCase(Locale.ROOT);
+      format = switch (f) {
+        case "json" -> InputFormat.JSON;
+        case "avro" -> InputFormat.AVRO;
+        case "debezium-json", "debezium" -> InputFormat.DEBEZIUM_JSON;
+        default -> throw SpecErrors.invalid(file, "format", "unknown input format '" + f + "'", "use json, avro or debezium-json");
+      };
+    }
+    b.inputFormat(format);
+    if (root.has("versions_format")) {
+      String f = root.get("versions_format").asText().toLowerCase(Locale.ROOT);
+      b.outputFormat(switch (f) {
+        case "json" -> OutputFormat.JSON;
+        case "avro" -> OutputFormat.AVRO;
+        default -> throw SpecErrors.invalid(file, "versions_format", "unknown format '" + f + "'", "use json or avro");
+      });
+    }
+    b.delete(format == InputFormat.DEBEZIUM_JSON && !root.has("delete") ? new DeleteRule.DebeziumOp()
+        : deleteRule(root.get("delete"), file));
+    if (root.has("topics")) {
+      JsonNode t = root.get("topics");
+      Topics d = Topics.defaults(name);
+      b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq())));
+    }
+    if (root.has("lateness_horizon")) {
+      b.latenessHorizon(horizon(root.get("lateness_horizon"), root, file));
+    }
+    if (root.has("output")) {
+      JsonNode o = root.get("output");
+      OutputColumns d = OutputColumns.DEFAULT;
+      b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
+          opt(o, "is_current", d.isCurrent())));
+    }
+    b.service(service(root.get("service"), name, file));
+    return b.build();
+  }
+
+  private static Path resolveSchema(Path baseDir, String ref) {
+    Path p = Path.of(ref);
+    if (p.isAbsolute() || Files.exists(p)) {
+      return p;
+    }
+    return baseDir.resolve(ref);
+  }
+
+  private static DeleteRule deleteRule(JsonNode node, Path file) {
+    if (node == null || node.isNull()) {
+      return new DeleteRule.None();
+    }
+    if (node.isTextual()) {
+      return switch (node.asText().toLowerCase(Locale.ROOT)) {
+        case "debezium" -> new DeleteRule.DebeziumOp();
+        case "tombstone" -> new DeleteRule.Tombstone();
+        case "none" -> new DeleteRule.None();
+        default -> throw SpecErrors.invalid(file, "delete", "unknown delete rule '" + node.asText() + "'",
+            "use {column: op, equals: d}, {column: is_deleted}, debezium or tombstone");
+      };
+    }
+    if (node.isObject() && node.has("column")) {
+      String column = node.get("column").asText();
+      return node.has("equals") ? new DeleteRule.ColumnEquals(column, node.get("equals").asText())
+          : new DeleteRule.BooleanColumn(column);
+    }
+    throw SpecErrors.invalid(file, "delete", "cannot read the delete rule " + node,
+        "use {column: op, equals: d}, {column: is_deleted}, debezium or tombstone");
+  }
+
+  /** Timestamps count in microseconds and dates in days; a bare number is taken in the sequence's own units. */
+  private static long horizon(JsonNode node, JsonNode root, Path file) {
+    if (node.isIntegralNumber()) {
+      return node.asLong();
+    }
+    String text = node.asText().trim();
+    Duration d;
+    Matcher m = SHORT_DURATION.matcher(text.toLowerCase(Locale.ROOT));
+    try {
+      if (m.matches()) {
+        long n = Long.parseLong(m.group(1));
+        d = switch (m.group(2)) {
+          case "ms" -> Duration.ofMillis(n);
+          case "s" -> Duration.ofSeconds(n);
+          case "m" -> Duration.ofMinutes(n);
+          case "h" -> Duration.ofHours(n);
+          default -> Duration.ofDays(n);
+        };
+      } else {
+        d = Duration.parse(text);
+      }
+    } catch (DateTimeParseException | ArithmeticException e) {
+      throw SpecErrors.invalid(file, "lateness_horizon", "cannot read '" + text + "' as a duration",
+          "write e.g. 30d, 12h, 90m, PT36H, or a plain number in the sequence's units");
+    }
+    String firstSeq = root.path("sequence").isArray() ? root.path("sequence").path(0).asText() : root.path("sequence").asText();
+    String seqType = root.path("columns").path(firstSeq).asText("timestamp").toLowerCase(Locale.ROOT);
+    if (seqType.equals("date")) {
+      return Math.max(1, d.toDays());
+    }
+    if (seqType.equals("long") || seqType.equals("int")) {
+      throw SpecErrors.invalid(file, "lateness_horizon", "the sequence '" + firstSeq + "' is a number, not a time",
+          "give the horizon as a plain number in the sequence's units");
+    }
+    return d.toNanos() / 1000;
+  }
+
+  private static ServiceSettings service(JsonNode node, String name, Path file) {
+    ServiceSettings s = ServiceSettings.defaults(name);
+    if (node == null || node.isNull()) {
+      return s;
+    }
+    Set<String> known = Set.of("data_dir", "table_path", "kafka", "compaction", "http", "partitions");
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!known.contains(f)) {
+        throw SpecErrors.invalid(file, "service." + f, "unknown field", "use one of " + new java.util.TreeSet<>(known));
+      }
+    }
+    Path dataDir = node.has("data_dir") ? Path.of(node.get("data_dir").asText()) : s.dataDir();
+    Path table = node.has("table_path") ? Path.of(node.get("table_path").asText()) : dataDir.resolve("tables").resolve(name);
+    Map<String, String> kafka = new LinkedHashMap<>();
+    if (node.has("kafka")) {
+      node.get("kafka").fields().forEachRemaining(e -> kafka.put(e.getKey(), e.getValue().asText()));
+    }
+    Duration interval = s.compactionInterval();
+    int maxRecords = s.compactionMaxRecords();
+    JsonNode c = node.get("compaction");
+    if (c != null) {
+      if (c.has("interval")) {
+        long micros = durationMicros(c.get("interval").asText(), file, "service.compaction.interval");
+        interval = Duration.ofNanos(micros * 1000);
+      }
+      if (c.has("max_records")) {
+        maxRecords = positiveInt(c.get("max_records"), file, "service.compaction.max_records");
+      }
+    }
+    String host = node.path("http").path("host").asText(s.httpHost());
+    int port = node.path("http").has("port") ? node.path("http").get("port").asInt() : s.httpPort();
+    if (port < 0 || port > 65535) {
+      throw SpecErrors.invalid(file, "service.http.port", "port " + port + " is out of range", "use 0..65535 (0 = a free port)");
+    }
+    int partitions = node.has("partitions") ? positiveInt(node.get("partitions"), file, "service.partitions") : 1;
+    return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions);
+  }
+
+  private static long durationMicros(String text, Path file, String field) {
+    Matcher m = SHORT_DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+    try {
+      if (m.matches()) {
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+          case "ms" -> n * 1000;
+          case "s" -> n * 1_000_000;
+          case "m" -> n * 60_000_000;
+          case "h" -> n * 3_600_000_000L;
+          default -> n * 86_400_000_000L;
+        };
+      }
+      return Duration.parse(text.trim()).toNanos() / 1000;
+    } catch (DateTimeParseException e) {
+      throw SpecErrors.invalid(file, field, "cannot read '" + text + "' as a duration", "write e.g. 10s, 500ms, 2m or PT10S");
+    }
+  }
+
+  private static int positiveInt(JsonNode n, Path file, String field) {
+    if (!n.canConvertToInt() || n.asInt() <= 0) {
+      throw SpecErrors.invalid(file, field, "'" + n.asText() + "' is not a positive whole number", "give a number above 0");
+    }
+    return n.asInt();
+  }
+
+  private static String text(JsonNode root, String field, Path file) {
+    JsonNode n = root.get(field);
+    if (n == null || n.isNull() || n.asText().isBlank()) {
+      throw SpecErrors.invalid(file, field, "missing", "add '" + field + ":' to the spec");
+    }
+    return n.asText();
+  }
+
+  private static String opt(JsonNode node, String field, String dflt) {
+    JsonNode n = node.get(field);
+    return n == null || n.isNull() ? dflt : n.asText();
+  }
+
+  private static List<String> list(JsonNode root, String field, Path file) {
+    JsonNode n = root.get(field);
+    if (n == null || n.isNull()) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    if (n.isArray()) {
+      n.forEach(x -> out.add(x.asText()));
+    } else if (n.isTextual()) {
+      out.add(n.asText());
+    } else {
+      throw SpecErrors.invalid(file, field, "expected a list of column names", "write e.g. " + field + ": [a, b]");
+    }
+    return out;
+  }
+
+  /** Maps an Avro record schema onto spec columns. */
+  static final class AvroColumns {
+    private AvroColumns() {}
+
+    static List<Column> columns(String schemaJson, Path file) {
+      Schema schema;
+      try {
+        schema = new Schema.Parser().parse(schemaJson);
+      } catch (RuntimeException e) {
+        throw SpecErrors.invalid(file, "schema", "not a valid Avro schema: " + e.getMessage(), "fix the .avsc file");
+      }
+      if (schema.getType() != Schema.Type.RECORD) {
+        throw SpecErrors.invalid(file, "schema", "the Avro schema is a " + schema.getType() + ", not a record",
+            "give an Avro record schema");
+      }
+      List<Column> out = new ArrayList<>();
+      for (Schema.Field f : schema.getFields()) {
+        out.add(new Column(f.name(), typeOf(f.name(), f.schema(), file)));
+      }
+      return out;
+    }
+
+    private static ColumnType typeOf(String field, Schema s, Path file) {
+      if (s.getType() == Schema.Type.UNION) {
+        List<Schema> nonNull = s.getTypes().stream().filter(t -> t.getType() != Schema.Type.NULL).toList();
+        if (nonNull.size() != 1) {
+          throw SpecErrors.invalid(file, "schema." + field, "unions other than [null, T] are not supported",
+              "make the field a single type or an optional one");
+        }
+        s = nonNull.get(0);
+      }
+      String logical = s.getLogicalType() == null ? null : s.getLogicalType().getName();
+      if ("decimal".equals(logical)) {
+        org.apache.avro.LogicalTypes.Decimal d = (org.apache.avro.LogicalTypes.Decimal) s.getLogicalType();
+        return ColumnType.decimal(d.getPrecision(), d.getScale());
+      }
+      if ("date".equals(logical)) {
+        return ColumnType.DATE;
+      }
+      if (logical != null && logical.startsWith("timestamp")) {
+        return ColumnType.TIMESTAMP;
+      }
+      return switch (s.getType()) {
+        case LONG -> ColumnType.LONG;
+        case INT -> ColumnType.INT;
+        case DOUBLE, FLOAT -> ColumnType.DOUBLE;
+        case BOOLEAN -> ColumnType.BOOLEAN;
+        case STRING, ENUM -> ColumnType.STRING;
+        default -> throw SpecErrors.invalid(file, "schema." + field, "Avro type " + s.getType() + " is not supported",
+            "use long, int, double, boolean, string, enum, decimal, date or timestamp-millis/micros");
+      };
+    }
+  }
+}

@@ -1,0 +1,4 @@
+package io.dimstream.config;
+
+/** How version records on the versions topic are encoded. */
+public enum OutputFormat { JSON, AVRO }

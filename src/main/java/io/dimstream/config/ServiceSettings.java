@@ -1,0 +1,70 @@
+package io.dimstream.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * How the service runs one dimension: where it keeps data, how often it compacts, which Kafka it talks to.
+ * Every field has a default, so a spec without a {@code service:} section runs on a laptop.
+ *
+ * @param dataDir           root of local state: embedded broker logs, Kafka Streams state; default {@code ./data}
+ * @param tablePath         the Delta table; default {@code <dataDir>/tables/<name>}
+ * @param kafka             Kafka client properties passed through as-is (bootstrap.servers, security.protocol,
+ *                          sasl.*, ssl.*); no {@code bootstrap.servers} means: start the embedded broker
+ * @param compactionInterval longest time between two table commits; default 10 s
+ * @param compactionMaxRecords commit as soon as this many version records are buffered; default 50,000
+ * @param httpHost          query endpoint host; default 127.0.0.1
+ * @param httpPort          query endpoint port; default 8080, 0 picks a free port
+ * @param partitions        partitions of topics the service creates; default 1
+ */
+public record ServiceSettings(
+    Path dataDir,
+    Path tablePath,
+    Map<String, String> kafka,
+    Duration compactionInterval,
+    int compactionMaxRecords,
+    String httpHost,
+    int httpPort,
+    int partitions) {
+
+  public static final Path DEFAULT_DATA_DIR = Path.of("data");
+  public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
+  public static final int DEFAULT_COMPACTION_MAX_RECORDS = 50_000;
+  public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
+  public static final int DEFAULT_HTTP_PORT = 8080;
+
+  public static ServiceSettings defaults(String dimension) {
+    return new ServiceSettings(DEFAULT_DATA_DIR, DEFAULT_DATA_DIR.resolve("tables").resolve(dimension), Map.of(),
+        DEFAULT_COMPACTION_INTERVAL, DEFAULT_COMPACTION_MAX_RECORDS, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, 1);
+  }
+
+  /** The configured bootstrap servers, or null when the embedded broker should be started. */
+  public String bootstrapServers() {
+    return kafka.get("bootstrap.servers");
+  }
+
+  public ServiceSettings withTablePath(Path path) {
+    return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions);
+  }
+
+  public ServiceSettings withDataDir(Path dir) {
+    return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions);
+  }
+
+  public ServiceSettings withKafka(Map<String, String> props) {
+    return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
+        httpHost, httpPort, partitions);
+  }
+
+  public ServiceSettings withHttpPort(int port) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
+        partitions);
+  }
+
+  public ServiceSettings withCompaction(Duration interval, int maxRecords) {
+    return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions);
+  }
+}

@@ -1,0 +1,25 @@
+package io.dimstream.history;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * One decoded, validated change of one entity.
+ *
+ * @param attributes values in the order of {@code DimensionSpec.attributeColumns()}, nulls allowed; for a delete
+ *                   they are ignored (may be empty)
+ */
+public record ChangeEvent(BusinessKey key, Sequence sequence, boolean delete, List<Object> attributes) {
+  public ChangeEvent {
+    attributes = Collections.unmodifiableList(Arrays.asList(attributes.toArray()));
+  }
+
+  public static ChangeEvent upsert(BusinessKey key, Sequence sequence, List<Object> attributes) {
+    return new ChangeEvent(key, sequence, false, attributes);
+  }
+
+  public static ChangeEvent delete(BusinessKey key, Sequence sequence) {
+    return new ChangeEvent(key, sequence, true, List.of());
+  }
+}

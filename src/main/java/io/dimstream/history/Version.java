@@ -1,0 +1,33 @@
+package io.dimstream.history;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * One version of an entity, valid over the half-open interval {@code [validFrom, validTo)}.
+ *
+ * <p>Its identity is {@code (key, validFrom)}: a later change to the same version (a close-out, a type-1
+ * update, a correction by a late event) carries the same identity.
+ *
+ * @param validTo    the sequence of the event that closed it (exclusive); null while the version is open
+ * @param attributes values in the order of {@code DimensionSpec.attributeColumns()}
+ */
+public record Version(BusinessKey key, Sequence validFrom, Sequence validTo, List<Object> attributes) {
+  public Version {
+    attributes = Collections.unmodifiableList(Arrays.asList(attributes.toArray()));
+  }
+
+  /** Whether the version is open ({@code validTo} is null), i.e. {@code is_current}. */
+  public boolean isCurrent() {
+    return validTo == null;
+  }
+
+  public Version closedAt(Sequence to) {
+    return new Version(key, validFrom, to, attributes);
+  }
+
+  public Version withAttributes(List<Object> newAttributes) {
+    return new Version(key, validFrom, validTo, newAttributes);
+  }
+}
