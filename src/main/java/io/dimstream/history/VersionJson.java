@@ -114,6 +114,19 @@ public final class VersionJson {
     return new Row(v, ChangeKind.fromWire(change.asText()));
   }
 
+  /**
+   * The version change a versions-topic record stands for: a {@link VersionChange.Retraction} when {@code value} is
+   * null, else a {@link VersionChange.Upsert}. Fits {@code io.dimstream.compactor.VersionRecordDecoder}.
+   */
+  public VersionChange decodeChange(byte[] key, byte[] value) {
+    if (value == null) {
+      Key k = decodeKey(key);
+      return new VersionChange.Retraction(k.key(), k.validFrom());
+    }
+    Row row = decodeValue(value);
+    return new VersionChange.Upsert(row.version(), row.kind());
+  }
+
   /** The version as a row: key columns, attributes, validity columns, {@code is_current} (no change field). */
   public ObjectNode row(Version version) {
     ObjectNode n = NODES.objectNode();

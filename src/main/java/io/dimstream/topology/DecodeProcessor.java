@@ -1,5 +1,7 @@
 package io.dimstream.topology;
 
+import io.dimstream.change.ChangeDecoder;
+import io.dimstream.change.Decoded;
 import io.dimstream.history.ChangeEvent;
 import io.dimstream.history.EventJson;
 import java.nio.charset.StandardCharsets;
@@ -19,11 +21,11 @@ import org.slf4j.LoggerFactory;
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
 
-  private final RecordDecoder decoder;
+  private final ChangeDecoder decoder;
   private final EventJson json;
   private ProcessorContext<byte[], Envelope> context;
 
-  DecodeProcessor(RecordDecoder decoder, EventJson json) {
+  DecodeProcessor(ChangeDecoder decoder, EventJson json) {
     this.decoder = decoder;
     this.json = json;
   }
@@ -35,19 +37,19 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
 
   @Override
   public void process(Record<byte[], byte[]> record) {
-    RecordDecoder.Result result;
+    Decoded result;
     try {
       result = decoder.decode(record.key(), record.value(), record.timestamp());
     } catch (RuntimeException e) {
       // a decoder bug must not stop the service; the record still reaches the DLQ with a reason
-      result = new RecordDecoder.Rejected("decoder-error", String.valueOf(e));
+      result = new Decoded.Rejected("decoder-error", "the decoder failed: " + e);
     }
-    if (result instanceof RecordDecoder.Accepted a) {
+    if (result instanceof Decoded.Accepted a) {
       ChangeEvent event = a.event();
       context.forward(record.withKey(json.keyBytes(event.key()))
           .withValue(new Envelope(record.key(), record.value(), json.encodeEvent(event))));
     } else {
-      RecordDecoder.Rejected r = (RecordDecoder.Rejected) result;
+      Decoded.Rejected r = (Decoded.Rejected) result;
       LOG.warn("Rejected record at {}: {} ({})", where(context), r.reason(), r.detail());
       context.forward(record.withValue(new Envelope(record.key(), record.value(), null))
           .withHeaders(errorHeaders(record.headers(), r.reason(), r.detail())));

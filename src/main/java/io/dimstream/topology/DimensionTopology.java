@@ -1,5 +1,8 @@
 package io.dimstream.topology;
 
+import io.dimstream.change.ChangeDecoder;
+import io.dimstream.change.DeadLetters;
+import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.EventJson;
 import java.nio.file.Path;
@@ -59,13 +62,13 @@ public final class DimensionTopology {
   /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link EventJson} form. */
   public static final String EVENT_STORE = "events";
   /** Header on DLQ records: the stable reason code. */
-  public static final String ERROR_HEADER = "dimstream.error";
+  public static final String ERROR_HEADER = DeadLetters.ERROR_HEADER;
   /** Header on DLQ records: a human sentence. */
-  public static final String ERROR_DETAIL_HEADER = "dimstream.error.detail";
+  public static final String ERROR_DETAIL_HEADER = DeadLetters.DETAIL_HEADER;
   /** Header on versions records: {@code open}, {@code close}, {@code correct} or {@code retract}. */
   public static final String CHANGE_HEADER = "dimstream.change";
   /** The reason code of an event older than its key's newest sequence minus the lateness horizon. */
-  public static final String BEYOND_HORIZON = "beyond-lateness-horizon";
+  public static final String BEYOND_HORIZON = RejectReason.BEYOND_LATENESS_HORIZON;
   public static final Duration DEFAULT_PRUNE_INTERVAL = Duration.ofSeconds(60);
 
   private DimensionTopology() {}
@@ -76,11 +79,21 @@ public final class DimensionTopology {
   }
 
   /**
+   * Adds the dimension's topology to {@code builder}, decoding with {@link ChangeDecoder#forSpec} and pruning every
+   * {@link #DEFAULT_PRUNE_INTERVAL}.
+   *
+   * @throws io.dimstream.change.ChangeException when the spec's Avro schema cannot be used for decoding
+   */
+  public static void build(StreamsBuilder builder, DimensionSpec spec) {
+    build(builder, spec, ChangeDecoder.forSpec(spec), DEFAULT_PRUNE_INTERVAL);
+  }
+
+  /**
    * Adds the dimension's topology to {@code builder}, decoding with {@code decoder}.
    *
    * @param pruneInterval wall-clock interval of the event-store pruning punctuator; must be positive
    */
-  public static void build(StreamsBuilder builder, DimensionSpec spec, RecordDecoder decoder, Duration pruneInterval) {
+  public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval) {
     if (pruneInterval.isNegative() || pruneInterval.isZero()) {
       throw new IllegalArgumentException("the prune interval must be positive, got " + pruneInterval);
     }

@@ -96,4 +96,16 @@ class VersionJsonTest {
     assertThatThrownBy(() -> json.decodeValue("{\"customer_id\":1}".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void shouldDecodeRecordsIntoVersionChanges() {
+    VersionJson json = new VersionJson(CUSTOMERS);
+    Version v = new Version(BusinessKey.of(42L), Sequence.of(JAN1_6AM_MICROS), Sequence.of(JAN1_6AM_MICROS + 1),
+        Arrays.asList(null, "Oslo"));
+    byte[] key = json.encodeKey(v.key(), v.validFrom());
+
+    assertThat(json.decodeChange(key, json.encodeValue(v, ChangeKind.CLOSE)))
+        .isEqualTo(new VersionChange.Upsert(v, ChangeKind.CLOSE));
+    assertThat(json.decodeChange(key, null)).isEqualTo(new VersionChange.Retraction(v.key(), v.validFrom()));
+  }
 }

@@ -1,5 +1,6 @@
 package io.dimstream.topology;
 
+import io.dimstream.change.ChangeDecoder;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.BusinessKeys;
 import io.dimstream.history.ChangeKind;
@@ -46,10 +47,10 @@ final class TopologyHarness implements AutoCloseable {
   private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
 
   TopologyHarness(DimensionSpec spec, Path stateDir) {
-    this(spec, stateDir, new JsonTestDecoder(spec));
+    this(spec, stateDir, ChangeDecoder.forSpec(spec));
   }
 
-  TopologyHarness(DimensionSpec spec, Path stateDir, RecordDecoder decoder) {
+  TopologyHarness(DimensionSpec spec, Path stateDir, ChangeDecoder decoder) {
     this.spec = spec;
     StreamsBuilder builder = new StreamsBuilder();
     DimensionTopology.build(builder, spec, decoder, Duration.ofSeconds(60));
