@@ -116,6 +116,7 @@ public final class DimensionSpecLoader {
         : deleteRule(root.get("delete"), file));
     if (root.has("topics")) {
       JsonNode t = root.get("topics");
+      checkKnown(t, "topics", Set.of("changes", "versions", "dlq"), file);
       Topics d = Topics.defaults(name);
       b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq())));
     }
@@ -124,6 +125,7 @@ public final class DimensionSpecLoader {
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
+      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current"), file);
       OutputColumns d = OutputColumns.DEFAULT;
       b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
           opt(o, "is_current", d.isCurrent())));
@@ -154,6 +156,7 @@ public final class DimensionSpecLoader {
       };
     }
     if (node.isObject() && node.has("column")) {
+      checkKnown(node, "delete", Set.of("column", "equals"), file);
       String column = node.get("column").asText();
       return node.has("equals") ? new DeleteRule.ColumnEquals(column, node.get("equals").asText())
           : new DeleteRule.BooleanColumn(column);
@@ -221,6 +224,7 @@ public final class DimensionSpecLoader {
     int maxRecords = s.compactionMaxRecords();
     JsonNode c = node.get("compaction");
     if (c != null) {
+      checkKnown(c, "service.compaction", Set.of("interval", "max_records"), file);
       if (c.has("interval")) {
         long micros = durationMicros(c.get("interval").asText(), file, "service.compaction.interval");
         interval = Duration.ofNanos(micros * 1000);
@@ -229,6 +233,9 @@ public final class DimensionSpecLoader {
         maxRecords = positiveInt(c.get("max_records"), file, "service.compaction.max_records");
       }
     }
+    if (node.has("http")) {
+      checkKnown(node.get("http"), "service.http", Set.of("host", "port"), file);
+    }
     String host = node.path("http").path("host").asText(s.httpHost());
     int port = node.path("http").has("port") ? node.path("http").get("port").asInt() : s.httpPort();
     if (port < 0 || port > 65535) {
@@ -236,6 +243,16 @@ public final class DimensionSpecLoader {
     }
     int partitions = node.has("partitions") ? positiveInt(node.get("partitions"), file, "service.partitions") : 1;
     return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions);
+  }
+
+  /** A typo in a nested key must not silently fall back to a default. */
+  private static void checkKnown(JsonNode node, String prefix, Set<String> known, Path file) {
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!known.contains(f)) {
+        throw SpecErrors.invalid(file, prefix + "." + f, "unknown field", "use one of " + new java.util.TreeSet<>(known));
+      }
+    }
   }
 
   private static long durationMicros(String text, Path file, String field) {
