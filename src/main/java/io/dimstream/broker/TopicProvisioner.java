@@ -1,0 +1,147 @@
+package io.dimstream.broker;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates a dimension's topics when they are missing, on any Kafka cluster: {@code changes} and {@code dlq} with
+ * the default cleanup policy, {@code versions} compacted. New topics get {@code service.partitions} partitions and
+ * replication factor min(3, number of brokers). Existing topics are kept as they are, except that an existing
+ * versions topic must be compacted.
+ */
+public final class TopicProvisioner {
+  private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
+  /**
+   * How long each admin request may take before the cluster is reported unreachable, unless the admin properties
+   * set {@code default.api.timeout.ms}.
+   */
+  public static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final short MAX_REPLICATION = 3;
+
+  private TopicProvisioner() {}
+
+  /**
+   * Makes sure the changes, versions and dead-letter topics of {@code spec} exist, creating the missing ones.
+   * Safe to call from several instances at once (a topic created concurrently counts as existing).
+   *
+   * @param adminProps Kafka admin client properties: {@code bootstrap.servers} and any security settings (for
+   *                   example {@code spec.service().kafka()}); not modified
+   * @return the names of the topics this call created, in the order changes, versions, dlq; empty if all existed
+   * @throws BrokerException if the cluster cannot be reached within {@link #TIMEOUT} (or
+   *                         {@code default.api.timeout.ms}), refuses a request, or the
+   *                         existing versions topic is not compacted
+   */
+  public static List<String> ensure(Map<String, Object> adminProps, DimensionSpec spec) {
+    Topics topics = spec.topics();
+    Object bootstrap = adminProps.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
+    Map<String, Object> props = new HashMap<>(adminProps);
+    props.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
+    Duration timeout = Duration.ofMillis(Long.parseLong(
+        String.valueOf(props.get(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG))));
+    Admin admin = Admin.create(props);
+    try {
+      Set<String> existing = get(admin.listTopics().names(), bootstrap, timeout, "list topics");
+      int brokers = get(admin.describeCluster().nodes(), bootstrap, timeout, "describe the cluster").size();
+      short replication = (short) Math.max(1, Math.min(MAX_REPLICATION, brokers));
+      int partitions = spec.service().partitions();
+      List<NewTopic> missing = new ArrayList<>();
+      for (String name : List.of(topics.changes(), topics.versions(), topics.dlq())) {
+        if (!existing.contains(name)) {
+          NewTopic topic = new NewTopic(name, partitions, replication);
+          if (name.equals(topics.versions())) {
+            topic.configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+          }
+          missing.add(topic);
+        }
+      }
+      List<String> created = create(admin, missing, bootstrap, timeout);
+      checkCompacted(admin, topics.versions(), bootstrap, timeout);
+      if (!created.isEmpty()) {
+        LOG.info("Created topics {} ({} partitions, replication factor {}) on {}", created, partitions,
+            replication, bootstrap);
+      }
+      return created;
+    } finally {
+      admin.close(Duration.ofSeconds(5));
+    }
+  }
+
+  private static List<String> create(Admin admin, Collection<NewTopic> missing, Object bootstrap,
+      Duration timeout) {
+    if (missing.isEmpty()) {
+      return List.of();
+    }
+    CreateTopicsResult result = admin.createTopics(missing);
+    List<String> created = new ArrayList<>();
+    for (NewTopic topic : missing) {
+      try {
+        get(result.values().get(topic.name()), bootstrap, timeout,
+            "create topic '" + topic.name() + "'");
+        created.add(topic.name());
+      } catch (BrokerException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+        LOG.debug("Topic {} was created concurrently by another client", topic.name());
+      }
+    }
+    return created;
+  }
+
+  private static void checkCompacted(Admin admin, String versions, Object bootstrap,
+      Duration timeout) {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, versions);
+    Map<ConfigResource, Config> configs = get(admin.describeConfigs(List.of(resource)).all(), bootstrap, timeout,
+        "describe the configuration of topic '" + versions + "'");
+    ConfigEntry policy = configs.get(resource).get(TopicConfig.CLEANUP_POLICY_CONFIG);
+    String value = policy == null || policy.value() == null ? TopicConfig.CLEANUP_POLICY_DELETE : policy.value();
+    List<String> policies = List.of(value.replace(" ", "").split(","));
+    if (!policies.contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
+      throw BrokerErrors.versionsNotCompacted(versions, value);
+    }
+    if (policies.contains(TopicConfig.CLEANUP_POLICY_DELETE)) {
+      LOG.warn("Topic {} has cleanup.policy={}: versions older than its retention are deleted even when they are "
+          + "the latest of their key; use cleanup.policy=compact to keep the full history in the topic", versions,
+          value);
+    }
+  }
+
+  private static <T> T get(KafkaFuture<T> future, Object bootstrap, Duration timeout, String what) {
+    try {
+      // A little longer than the client's own timeout, so its more precise error wins.
+      return future.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      throw BrokerErrors.interrupted("waiting for Kafka to " + what, e);
+    } catch (TimeoutException e) {
+      throw BrokerErrors.unreachable(bootstrap, timeout, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+        throw BrokerErrors.unreachable(bootstrap, timeout, cause);
+      }
+      throw BrokerErrors.adminFailed(what, bootstrap, cause);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package io.dimstream.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.ServiceSettings;
+import io.dimstream.config.Topics;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class TopicProvisionerIT {
+  @RegisterExtension
+  static final BrokerExtension KAFKA = new BrokerExtension();
+
+  private static Admin admin;
+
+  @BeforeAll
+  static void openAdmin() {
+    admin = Admin.create(KAFKA.clientProperties());
+  }
+
+  @AfterAll
+  static void closeAdmin() {
+    admin.close();
+  }
+
+  @Test
+  void shouldCreateMissingTopicsWithTheSpecsPartitionsAndACompactedVersionsTopic() throws Exception {
+    DimensionSpec spec = spec("products", 3);
+
+    List<String> created = TopicProvisioner.ensure(KAFKA.clientProperties(), spec);
+
+    assertThat(created).containsExactly("products.changes", "products.versions", "products.dlq");
+    Map<String, TopicDescription> topics = admin.describeTopics(created).allTopicNames().get();
+    assertThat(topics.values()).allSatisfy(t -> {
+      assertThat(t.partitions()).hasSize(3);
+      assertThat(t.partitions()).allSatisfy(p -> assertThat(p.replicas()).hasSize(1));
+    });
+    assertThat(cleanupPolicy("products.versions")).isEqualTo("compact");
+    assertThat(cleanupPolicy("products.changes")).isEqualTo("delete");
+    assertThat(cleanupPolicy("products.dlq")).isEqualTo("delete");
+  }
+
+  @Test
+  void shouldCreateOnlyWhatIsMissingAndKeepExistingTopicsAsTheyAre() throws Exception {
+    admin.createTopics(List.of(new NewTopic("stores.changes", 2, (short) 1))).all().get();
+    DimensionSpec spec = spec("stores", 4);
+
+    assertThat(TopicProvisioner.ensure(KAFKA.clientProperties(), spec))
+        .containsExactly("stores.versions", "stores.dlq");
+    assertThat(TopicProvisioner.ensure(KAFKA.clientProperties(), spec)).isEmpty();
+    assertThat(admin.describeTopics(List.of("stores.changes")).allTopicNames().get()
+        .get("stores.changes").partitions()).hasSize(2);
+  }
+
+  @Test
+  void shouldRefuseAnExistingVersionsTopicThatIsNotCompacted() throws Exception {
+    admin.createTopics(List.of(new NewTopic("orders.versions", 1, (short) 1)
+        .configs(Map.of("cleanup.policy", "delete")))).all().get();
+
+    assertThatThrownBy(() -> TopicProvisioner.ensure(KAFKA.clientProperties(), spec("orders", 1)))
+        .isInstanceOf(BrokerException.class)
+        .hasMessageContaining("'orders.versions'")
+        .hasMessageContaining("cleanup.policy=delete")
+        .hasMessageContaining("--add-config cleanup.policy=compact");
+  }
+
+  @Test
+  void shouldAcceptAVersionsTopicThatIsCompactedAndDeleted() throws Exception {
+    admin.createTopics(List.of(new NewTopic("regions.versions", 1, (short) 1)
+        .configs(Map.of("cleanup.policy", "compact,delete")))).all().get();
+
+    assertThat(TopicProvisioner.ensure(KAFKA.clientProperties(), spec("regions", 1)))
+        .containsExactly("regions.changes", "regions.dlq");
+  }
+
+  @Test
+  void shouldUseTheTopicNamesOfTheSpec() throws Exception {
+    DimensionSpec spec = DimensionSpec.builder("accounts")
+        .column("id", "long").column("updated_at", "timestamp").key("id").sequence("updated_at")
+        .topics(new Topics("cdc.accounts", "dim.accounts.history", "dim.accounts.rejected"))
+        .build();
+
+    assertThat(TopicProvisioner.ensure(KAFKA.clientProperties(), spec))
+        .containsExactly("cdc.accounts", "dim.accounts.history", "dim.accounts.rejected");
+    assertThat(cleanupPolicy("dim.accounts.history")).isEqualTo("compact");
+  }
+
+  @Test
+  void shouldSayWhichClusterCannotBeReached() {
+    String nowhere = "127.0.0.1:" + LocalPorts.free();
+    Map<String, Object> props = Map.of("bootstrap.servers", nowhere, "default.api.timeout.ms", 1500,
+        "request.timeout.ms", 1000);
+
+    assertThatThrownBy(() -> TopicProvisioner.ensure(props, spec("nowhere", 1)))
+        .isInstanceOf(BrokerException.class)
+        .hasMessageContaining("Cannot reach Kafka at " + nowhere)
+        .hasMessageContaining("service.kafka");
+  }
+
+  private static DimensionSpec spec(String name, int partitions) {
+    ServiceSettings defaults = ServiceSettings.defaults(name);
+    ServiceSettings service = new ServiceSettings(defaults.dataDir(), defaults.tablePath(), defaults.kafka(),
+        defaults.compactionInterval(), defaults.compactionMaxRecords(), defaults.httpHost(), defaults.httpPort(),
+        partitions);
+    return DimensionSpec.builder(name)
+        .column("id", "long").column("name", "string").column("updated_at", "timestamp")
+        .key("id").sequence("updated_at").service(service).build();
+  }
+
+  private static String cleanupPolicy(String topic) throws Exception {
+    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    return admin.describeConfigs(List.of(r)).all().get().get(r).get("cleanup.policy").value();
+  }
+}
