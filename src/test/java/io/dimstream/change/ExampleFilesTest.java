@@ -47,6 +47,45 @@ class ExampleFilesTest {
     assertThat(new HashSet<>(accepted)).as("exact duplicates are in the file").hasSizeLessThan(accepted.size());
   }
 
+  private static String readmeSection(String name) throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    int start = readme.indexOf("<!-- section: " + name + " -->");
+    return readme.substring(start, readme.indexOf("<!-- section:", start + 1));
+  }
+
+  @Test
+  void shouldDecodeTheReadmeRecordExamples() throws IOException {
+    String section = readmeSection("records");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("```json\\n(.*?)```", java.util.regex.Pattern.DOTALL)
+        .matcher(section);
+    assertThat(m.find()).isTrue();
+    ChangeDecoder json = ChangeDecoder.forSpec(TestSpecs.customers());
+    List<String> lines = m.group(1).lines().toList();
+    assertThat(lines).hasSize(3).allSatisfy(line ->
+        assertThat(json.decode(null, line.getBytes(StandardCharsets.UTF_8), 0)).isInstanceOf(Decoded.Accepted.class));
+    assertThat(m.find()).isTrue();
+    Decoded debezium = ChangeDecoder.forSpec(TestSpecs.debezium())
+        .decode(null, m.group(1).getBytes(StandardCharsets.UTF_8), 0);
+    assertThat(debezium).isInstanceOf(Decoded.Accepted.class);
+  }
+
+  @Test
+  void shouldQuoteRealRejectionDetailsInTheReadme() throws IOException {
+    String section = readmeSection("records");
+    ChangeDecoder json = ChangeDecoder.forSpec(TestSpecs.customers());
+    ChangeDecoder debezium = ChangeDecoder.forSpec(TestSpecs.debezium());
+    byte[][] customersRecords = {
+        TestSpecs.json("{'city':'Oslo','updated_at':0}"),
+        TestSpecs.json("{'customer_id':1}"),
+        TestSpecs.json("{'customer_id':1,'updated_at':'2026-03-01T08:00:00'}"),
+    };
+    for (byte[] value : customersRecords) {
+      assertThat(section).contains(((Decoded.Rejected) json.decode(null, value, 0)).detail());
+    }
+    assertThat(section).contains(((Decoded.Rejected) debezium.decode(null,
+        TestSpecs.json("{'op':'t','ts_ms':1}"), 0)).detail());
+  }
+
   @Test
   void shouldHaveLateEventsInTheExampleChanges() throws IOException {
     ChangeDecoder decoder = ChangeDecoder.forSpec(TestSpecs.customers());

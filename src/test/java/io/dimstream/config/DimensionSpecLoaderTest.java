@@ -75,6 +75,34 @@ class DimensionSpecLoaderTest {
     assertThat(s.partitions()).isEqualTo(1);
   }
 
+  /** The YAML blocks of README.md's spec section, in order. */
+  static List<String> readmeSpecBlocks() throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    int start = readme.indexOf("<!-- section: spec -->");
+    String section = readme.substring(start, readme.indexOf("<!-- section:", start + 1));
+    List<String> blocks = new java.util.ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("```yaml\n(.*?)```", java.util.regex.Pattern.DOTALL)
+        .matcher(section);
+    while (m.find()) {
+      blocks.add(m.group(1));
+    }
+    return blocks;
+  }
+
+  @Test
+  void shouldLoadEveryYamlBlockOfTheReadmeSpecSection() throws IOException {
+    List<String> blocks = readmeSpecBlocks();
+
+    assertThat(blocks).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(blocks.get(0)).isEqualTo(README_EXAMPLE);
+    for (String yaml : blocks) {
+      com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper(
+          new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(yaml);
+      // as if the block were a file in examples/, so relative schema paths resolve as in the README
+      assertThat(DimensionSpecLoader.parse(tree, Path.of("examples", "readme.yaml")).name()).isNotBlank();
+    }
+  }
+
   @Test
   void shouldShipTheReadmeExampleAsExamplesCustomersYaml() throws IOException {
     assertThat(Files.readString(Path.of("examples/customers.yaml"))).isEqualTo(README_EXAMPLE);
