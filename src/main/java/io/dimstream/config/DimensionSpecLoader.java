@@ -54,6 +54,7 @@ public final class DimensionSpecLoader {
     DimensionSpecBuilder b = DimensionSpec.builder(name).source(file);
     Path baseDir = file == null || file.toAbsolutePath().getParent() == null ? Path.of(".")
         : file.toAbsolutePath().getParent();
+    Map<String, ColumnType> declaredTypes = new LinkedHashMap<>();
     if (root.has("columns") && root.has("schema")) {
       throw SpecErrors.invalid(file, "columns", "both 'columns' and 'schema' are given", "keep only one of them");
     }
@@ -66,6 +67,7 @@ public final class DimensionSpecLoader {
         Map.Entry<String, JsonNode> e = it.next();
         try {
           b.column(e.getKey(), ColumnType.parse(e.getValue().asText()));
+          declaredTypes.put(e.getKey(), ColumnType.parse(e.getValue().asText()));
         } catch (IllegalArgumentException ex) {
           throw SpecErrors.invalid(file, "columns." + e.getKey(), ex.getMessage(), "fix the type of '" + e.getKey() + "'");
         }
@@ -82,6 +84,7 @@ public final class DimensionSpecLoader {
       }
       for (Column c : AvroColumns.columns(schemaJson, file)) {
         b.column(c.name(), c.type());
+        declaredTypes.put(c.name(), c.type());
       }
       b.avroSchema(schemaJson);
     }
@@ -121,7 +124,7 @@ public final class DimensionSpecLoader {
       b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq())));
     }
     if (root.has("lateness_horizon")) {
-      b.latenessHorizon(horizon(root.get("lateness_horizon"), root, file));
+      b.latenessHorizon(horizon(root.get("lateness_horizon"), root, declaredTypes, file));
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
@@ -166,7 +169,7 @@ public final class DimensionSpecLoader {
   }
 
   /** Timestamps count in microseconds and dates in days; a bare number is taken in the sequence's own units. */
-  private static long horizon(JsonNode node, JsonNode root, Path file) {
+  private static long horizon(JsonNode node, JsonNode root, Map<String, ColumnType> declaredTypes, Path file) {
     if (node.isIntegralNumber()) {
       return node.asLong();
     }
@@ -191,7 +194,9 @@ public final class DimensionSpecLoader {
           "write e.g. 30d, 12h, 90m, PT36H, or a plain number in the sequence's units");
     }
     String firstSeq = root.path("sequence").isArray() ? root.path("sequence").path(0).asText() : root.path("sequence").asText();
-    String seqType = root.path("columns").path(firstSeq).asText("timestamp").toLowerCase(Locale.ROOT);
+    // from the parsed columns, so a spec described by an Avro schema gets its sequence's real units
+    ColumnType firstType = declaredTypes.get(firstSeq);
+    String seqType = firstType == null ? "timestamp" : firstType.toString();
     if (seqType.equals("date")) {
       return Math.max(1, d.toDays());
     }

@@ -205,6 +205,24 @@ class DimensionSpecLoaderTest {
     assertThat(DimensionSpecLoader.load(spec).column("updated_at").type()).isEqualTo(ColumnType.TIMESTAMP);
   }
 
+  @Test
+  void shouldCountTheHorizonInTheUnitsOfAnAvroDescribedSequence() throws IOException {
+    write("dated.avsc", """
+        {"type": "record", "name": "Dated", "fields": [{"name": "id", "type": "long"},
+          {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+          {"name": "lsn", "type": "long"}]}""");
+    Path dated = write("dated.yaml", "name: d\nschema: dated.avsc\nformat: avro\nkey: [id]\nsequence: [day]\n"
+        + "lateness_horizon: 2d\n");
+    Path numbered = write("numbered.yaml", "name: n\nschema: dated.avsc\nformat: avro\nkey: [id]\nsequence: [lsn]\n"
+        + "lateness_horizon: 2d\n");
+
+    assertThat(DimensionSpecLoader.load(dated).latenessHorizon()).isEqualTo(2);
+    assertThatThrownBy(() -> DimensionSpecLoader.load(numbered))
+        .isInstanceOf(SpecException.class)
+        .hasMessageContaining("field 'lateness_horizon'")
+        .hasMessageContaining("plain number");
+  }
+
   static Stream<Arguments> badSpecs() {
     String base = """
         name: customers
