@@ -1,0 +1,44 @@
+package io.dimstream.change;
+
+import io.dimstream.config.DimensionSpec;
+
+/**
+ * Turns one record of a dimension's changes topic into a {@link io.dimstream.history.ChangeEvent}, or into a
+ * {@link Decoded.Rejected} with a stable {@link RejectReason} code. A decoder never throws for bad input.
+ *
+ * <p>What every format shares: key and sequence columns are required (missing or null rejects the record);
+ * attributes are nullable (a missing field is null); fields the spec does not declare are ignored; every declared
+ * column is type-checked against the spec (see {@link io.dimstream.config.ColumnValues}). A delete event reads only
+ * the key, sequence and delete-rule columns, and carries no attributes. A null value (Kafka tombstone) is a delete
+ * of the record key's business key when the delete rule is {@code tombstone}, and rejected as
+ * {@code tombstone-not-a-delete} otherwise.
+ *
+ * <p>Implementations are immutable and thread-safe; build one per spec and reuse it for every record.
+ */
+public interface ChangeDecoder {
+
+  /**
+   * The decoder for the spec's input format: {@link JsonChangeDecoder}, {@link AvroChangeDecoder} or
+   * {@link DebeziumJsonDecoder}.
+   *
+   * @throws ChangeException when the spec's Avro schema cannot be decoded into its columns
+   */
+  static ChangeDecoder forSpec(DimensionSpec spec) {
+    return switch (spec.inputFormat()) {
+      case JSON -> new JsonChangeDecoder(spec);
+      case AVRO -> new AvroChangeDecoder(spec);
+      case DEBEZIUM_JSON -> new DebeziumJsonDecoder(spec);
+    };
+  }
+
+  /**
+   * Decodes one record.
+   *
+   * @param recordKey             the Kafka record key; may be null; read only for tombstones
+   * @param value                 the Kafka record value; null means a tombstone
+   * @param recordTimestampMillis the Kafka record timestamp; a tombstone's sequence when the spec's only sequence
+   *                              column is a timestamp and the record key does not carry it; negative = none
+   * @return never null
+   */
+  Decoded decode(byte[] recordKey, byte[] value, long recordTimestampMillis);
+}

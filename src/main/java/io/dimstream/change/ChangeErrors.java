@@ -1,0 +1,118 @@
+package io.dimstream.change;
+
+import io.dimstream.config.Column;
+import io.dimstream.config.DeleteRule;
+import io.dimstream.config.DimensionSpec;
+import java.util.List;
+
+/** Builds every rejection detail and every {@link ChangeException} of this package: what, where, and the fix. */
+final class ChangeErrors {
+  private static final int MAX_SHOWN = 80;
+
+  private ChangeErrors() {}
+
+  static RejectedRecord malformedJson(String what, String problem) {
+    return new RejectedRecord(RejectReason.MALFORMED_JSON, "The " + what + " is not a single JSON object: " + problem
+        + ". Send one JSON object per record, with nothing after it.");
+  }
+
+  static RejectedRecord malformedAvro(String field, String fieldType, int offset, int length, String problem) {
+    return new RejectedRecord(RejectReason.MALFORMED_AVRO, "Cannot read Avro field '" + field + "' (" + fieldType
+        + ") at byte " + offset + " of " + length + ": " + problem
+        + ". Write records as plain Avro binary (no framing, no schema-registry prefix) with the spec's schema.");
+  }
+
+  static RejectedRecord trailingAvro(int offset, int length) {
+    return new RejectedRecord(RejectReason.MALFORMED_AVRO, "The Avro record ends at byte " + offset + " but the value has "
+        + length + " bytes; the value holds more than one record of the spec's schema, or was written with another"
+        + " schema or framing. Write one record per value, plain Avro binary with the spec's schema.");
+  }
+
+  static RejectedRecord missingKey(Column column, List<String> key) {
+    return new RejectedRecord(RejectReason.MISSING_KEY, "Key column '" + column.name() + "' is missing or null; every"
+        + " event must carry the key columns " + key + ".");
+  }
+
+  static RejectedRecord missingKey(String detail) {
+    return new RejectedRecord(RejectReason.MISSING_KEY, detail);
+  }
+
+  static RejectedRecord missingSequence(Column column, List<String> sequence) {
+    return new RejectedRecord(RejectReason.MISSING_SEQUENCE, "Sequence column '" + column.name()
+        + "' is missing or null; every event must carry the sequence columns " + sequence
+        + " that order it among its key's events.");
+  }
+
+  static RejectedRecord missingSequence(String detail) {
+    return new RejectedRecord(RejectReason.MISSING_SEQUENCE, detail);
+  }
+
+  static RejectedRecord badType(Column column, String problem) {
+    return new RejectedRecord(RejectReason.BAD_TYPE, "Column '" + column.name() + "' must be a " + column.type() + ": "
+        + problem + ".");
+  }
+
+  static RejectedRecord unknownDebeziumOp(String op) {
+    return new RejectedRecord(RejectReason.UNKNOWN_DEBEZIUM_OP, op == null
+        ? "The Debezium envelope has no 'op' field; expected op c, u, r (upserts) or d (delete)."
+        : "The Debezium envelope's field 'op' is " + shown(op) + "; expected c, u, r (upserts) or d (delete).");
+  }
+
+  static RejectedRecord missingDebeziumRow(String op, String field) {
+    return new RejectedRecord(RejectReason.MISSING_KEY, "The Debezium envelope with op '" + op + "' has no '" + field
+        + "' object to take the key from; a" + ("d".equals(op) ? " delete needs 'before'" : "n upsert needs 'after'")
+        + " (for deletes, set the table's replica identity so 'before' holds the key columns).");
+  }
+
+  static RejectedRecord debeziumDeleteSequence(Column column) {
+    return new RejectedRecord(RejectReason.MISSING_SEQUENCE, "The Debezium delete carries sequence column '"
+        + column.name() + "' neither at the envelope's top level nor in 'source'; a delete takes its sequence from"
+        + " the envelope, because its 'before' row holds the sequence of the previous change. Use an envelope field"
+        + " such as ts_ms, or a source field such as lsn, as the sequence.");
+  }
+
+  static RejectedRecord tombstoneNotADelete(DeleteRule rule) {
+    return new RejectedRecord(RejectReason.TOMBSTONE_NOT_A_DELETE, "The record has a null value (a Kafka tombstone),"
+        + " but the spec's delete rule is " + ruleName(rule) + "; set 'delete: tombstone' to treat tombstones as"
+        + " deletes, or stop producing them (Debezium: tombstones.on.delete=false).");
+  }
+
+  static RejectedRecord tombstoneWithoutSequence(List<String> sequence) {
+    return missingSequence("The tombstone's record key does not carry the sequence columns " + sequence
+        + ", and the record timestamp can stand in only for a single timestamp sequence column. Put the sequence"
+        + " columns into the record key object.");
+  }
+
+  static ChangeException unusableAvroColumn(DimensionSpec spec, String field, String avroType) {
+    return new ChangeException(where(spec) + ": field 'schema." + field + "': Avro type " + avroType
+        + " cannot hold a value of column '" + field + "'. Fix: use long, int, double, float, boolean, string, enum,"
+        + " decimal, date or timestamp-millis/micros, or keep the field out of the spec's columns.");
+  }
+
+  static ChangeException unusableAvroSchema(DimensionSpec spec, String problem) {
+    return new ChangeException(where(spec) + ": field 'schema': " + problem
+        + ". Fix: give an Avro record schema (.avsc) with 'schema:' and 'format: avro'.");
+  }
+
+  static String shown(String text) {
+    String s = text.length() > MAX_SHOWN ? text.substring(0, MAX_SHOWN - 3) + "..." : text;
+    return "\"" + s + "\"";
+  }
+
+  private static String ruleName(DeleteRule rule) {
+    if (rule instanceof DeleteRule.ColumnEquals c) {
+      return "{column: " + c.column() + ", equals: " + c.equals() + "}";
+    }
+    if (rule instanceof DeleteRule.BooleanColumn b) {
+      return "{column: " + b.column() + "}";
+    }
+    if (rule instanceof DeleteRule.DebeziumOp) {
+      return "debezium";
+    }
+    return "none";
+  }
+
+  private static String where(DimensionSpec spec) {
+    return spec.source() == null ? "dimension spec '" + spec.name() + "'" : spec.source().toString();
+  }
+}

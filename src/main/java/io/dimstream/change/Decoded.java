@@ -1,0 +1,28 @@
+package io.dimstream.change;
+
+import io.dimstream.history.ChangeEvent;
+import java.util.Objects;
+
+/** The outcome of decoding one record: a change event, or the reason it cannot be applied. */
+public sealed interface Decoded permits Decoded.Accepted, Decoded.Rejected {
+
+  /** The record is a valid change event. */
+  record Accepted(ChangeEvent event) implements Decoded {
+    public Accepted {
+      Objects.requireNonNull(event, "event");
+    }
+  }
+
+  /**
+   * The record cannot be applied; it goes to the dead-letter topic unchanged (see {@link DeadLetters}).
+   *
+   * @param reason one of the {@link RejectReason} codes, never null
+   * @param detail a human sentence naming the column or field at fault, never null
+   */
+  record Rejected(String reason, String detail) implements Decoded {
+    public Rejected {
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(detail, "detail");
+    }
+  }
+}

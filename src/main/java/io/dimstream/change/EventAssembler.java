@@ -1,0 +1,201 @@
+package io.dimstream.change;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.ColumnValues;
+import io.dimstream.config.DeleteRule;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.ChangeEvent;
+import io.dimstream.history.Sequence;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Builds a ChangeEvent from typed column values, applying the spec's column roles and delete rule. */
+final class EventAssembler {
+
+  /** Gives the typed value of spec column {@code index}, or null when absent; rejects bad types. */
+  @FunctionalInterface
+  interface ColumnSource {
+    Object value(int index) throws RejectedRecord;
+  }
+
+  private final DimensionSpec spec;
+  private final Column[] columns;
+  private final int[] keyIndex;
+  private final int[] sequenceIndex;
+  private final int[] attributeIndex;
+  private final int deleteIndex;
+  private final DeleteRule rule;
+  private final boolean tombstoneFromTimestamp;
+
+  EventAssembler(DimensionSpec spec) {
+    this.spec = spec;
+    this.columns = spec.columns().toArray(new Column[0]);
+    this.keyIndex = indexes(spec.key());
+    this.sequenceIndex = indexes(spec.sequence());
+    this.attributeIndex = indexes(spec.attributeColumns().stream().map(Column::name).toList());
+    this.rule = spec.deleteRule();
+    this.deleteIndex = rule.column() == null ? -1 : indexOf(rule.column());
+    this.tombstoneFromTimestamp = sequenceIndex.length == 1
+        && columns[sequenceIndex[0]].type().kind() == ColumnType.Kind.TIMESTAMP;
+  }
+
+  Column[] columns() {
+    return columns;
+  }
+
+  int indexOf(String name) {
+    for (int i = 0; i < columns.length; i++) {
+      if (columns[i].name().equals(name)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no column " + name);
+  }
+
+  /**
+   * Reads key, then sequence, then (for an upsert) the attributes, so the first problem reported is the most
+   * basic one. {@code forcedDelete} overrides the delete rule when the format itself says (Debezium op d).
+   */
+  ChangeEvent assemble(ColumnSource source, boolean forcedDelete) throws RejectedRecord {
+    Object[] key = new Object[keyIndex.length];
+    for (int j = 0; j < keyIndex.length; j++) {
+      Object v = source.value(keyIndex[j]);
+      if (v == null) {
+        throw ChangeErrors.missingKey(columns[keyIndex[j]], spec.key());
+      }
+      key[j] = v;
+    }
+    long[] parts = new long[sequenceIndex.length];
+    for (int j = 0; j < sequenceIndex.length; j++) {
+      Column c = columns[sequenceIndex[j]];
+      Object v = source.value(sequenceIndex[j]);
+      if (v == null) {
+        throw ChangeErrors.missingSequence(c, spec.sequence());
+      }
+      parts[j] = ColumnValues.sequenceLong(v, c.type());
+    }
+    BusinessKey businessKey = new BusinessKey(Arrays.asList(key));
+    Sequence sequence = Sequence.of(parts);
+    if (forcedDelete || isDelete(source)) {
+      return ChangeEvent.delete(businessKey, sequence);
+    }
+    Object[] attributes = new Object[attributeIndex.length];
+    for (int j = 0; j < attributeIndex.length; j++) {
+      attributes[j] = source.value(attributeIndex[j]);
+    }
+    return ChangeEvent.upsert(businessKey, sequence, Arrays.asList(attributes));
+  }
+
+  private boolean isDelete(ColumnSource source) throws RejectedRecord {
+    if (rule instanceof DeleteRule.ColumnEquals eq) {
+      Object v = source.value(deleteIndex);
+      return v != null && eq.equals().equals(text(v));
+    }
+    if (rule instanceof DeleteRule.BooleanColumn) {
+      return Boolean.TRUE.equals(source.value(deleteIndex));
+    }
+    return false;
+  }
+
+  private static String text(Object v) {
+    return v instanceof java.math.BigDecimal d ? d.toPlainString() : v.toString();
+  }
+
+  /**
+   * A null value: a delete of the record key's business key when the rule is {@code tombstone}. The record key is
+   * a JSON object holding the key columns (and optionally the sequence columns), or a bare scalar for a one-column
+   * key (a JSON scalar, or raw UTF-8 text for a string key).
+   */
+  Decoded tombstone(byte[] recordKey, long recordTimestampMillis, ObjectReader json) {
+    try {
+      if (!(rule instanceof DeleteRule.Tombstone)) {
+        throw ChangeErrors.tombstoneNotADelete(rule);
+      }
+      if (recordKey == null || recordKey.length == 0) {
+        throw ChangeErrors.missingKey("The tombstone has no record key; a tombstone deletes the business key held"
+            + " in its record key (a JSON object of the key columns " + spec.key() + ", or a bare value for a"
+            + " one-column key).");
+      }
+      JsonNode node = parseKey(recordKey, json);
+      JsonNode object = node.isObject() ? node : null;
+      if (object == null && keyIndex.length != 1) {
+        throw ChangeErrors.missingKey("The tombstone's record key is " + ChangeErrors.shown(node.toString())
+            + ", not a JSON object; a composite key " + spec.key() + " needs an object such as {\""
+            + spec.key().get(0) + "\": ...}.");
+      }
+      if (object == null && (node.isArray() || node.isNull())) {
+        throw ChangeErrors.missingKey("The tombstone's record key is " + ChangeErrors.shown(node.toString())
+            + ", not a value of key column '" + spec.key().get(0) + "'.");
+      }
+      boolean sequenceInKey = object != null;
+      if (object != null) {
+        for (int i : sequenceIndex) {
+          JsonNode v = object.get(columns[i].name());
+          sequenceInKey &= v != null && !v.isNull();
+        }
+      }
+      if (!sequenceInKey && !(tombstoneFromTimestamp && recordTimestampMillis >= 0)) {
+        throw ChangeErrors.tombstoneWithoutSequence(spec.sequence());
+      }
+      boolean[] isSequence = new boolean[columns.length];
+      for (int i : sequenceIndex) {
+        isSequence[i] = true;
+      }
+      boolean fromTimestamp = !sequenceInKey;
+      ChangeEvent event = assemble(index -> {
+        Column c = columns[index];
+        if (fromTimestamp && isSequence[index]) {
+          return Instant.ofEpochMilli(recordTimestampMillis);
+        }
+        if (object != null) {
+          return typed(object.get(c.name()), c);
+        }
+        return index == keyIndex[0] ? typed(node, c) : null;
+      }, true);
+      return new Decoded.Accepted(event);
+    } catch (RejectedRecord r) {
+      return r.toDecoded();
+    }
+  }
+
+  private JsonNode parseKey(byte[] recordKey, ObjectReader json) throws RejectedRecord {
+    try {
+      JsonNode node = json.readTree(recordKey);
+      if (node != null && !node.isMissingNode()) {
+        return node;
+      }
+    } catch (IOException e) {
+      // a plain string key (StringSerializer) is not JSON; fall through
+    }
+    if (keyIndex.length == 1) {
+      return TextNode.valueOf(new String(recordKey, StandardCharsets.UTF_8));
+    }
+    throw ChangeErrors.malformedJson("record key of the tombstone", "it cannot be parsed as JSON");
+  }
+
+  /** JSON to the column's in-memory form; null for a missing field or JSON null. */
+  static Object typed(JsonNode node, Column column) throws RejectedRecord {
+    try {
+      return ColumnValues.fromJson(node, column.type());
+    } catch (IllegalArgumentException e) {
+      throw ChangeErrors.badType(column, e.getMessage());
+    }
+  }
+
+  private int[] indexes(List<String> names) {
+    List<Integer> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(indexOf(n));
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+}

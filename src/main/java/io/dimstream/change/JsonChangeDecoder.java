@@ -1,0 +1,35 @@
+package io.dimstream.change;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dimstream.config.Column;
+import io.dimstream.config.DimensionSpec;
+
+/**
+ * Decodes a record value holding one JSON object whose fields are named as the spec's columns:
+ * {@code {"customer_id": 42, "name": "Ada", "updated_at": "2026-03-01T09:00:00+01:00", "op": "u"}}.
+ * Values are read with {@link io.dimstream.config.ColumnValues#fromJson}; fields the spec does not declare are
+ * ignored. Thread-safe.
+ */
+public final class JsonChangeDecoder implements ChangeDecoder {
+  private final EventAssembler assembler;
+  private final Column[] columns;
+
+  public JsonChangeDecoder(DimensionSpec spec) {
+    this.assembler = new EventAssembler(spec);
+    this.columns = assembler.columns();
+  }
+
+  @Override
+  public Decoded decode(byte[] recordKey, byte[] value, long recordTimestampMillis) {
+    if (value == null) {
+      return assembler.tombstone(recordKey, recordTimestampMillis, JsonRecords.READER);
+    }
+    try {
+      JsonNode row = JsonRecords.object(value, "value");
+      return new Decoded.Accepted(assembler.assemble(i -> EventAssembler.typed(row.get(columns[i].name()), columns[i]),
+          false));
+    } catch (RejectedRecord r) {
+      return r.toDecoded();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.dimstream.change;
+
+import java.util.List;
+
+/**
+ * The stable reason codes of rejected records: the value of the {@code dimstream.error} header on the dead-letter
+ * topic. Codes never change once released; users filter and alert on them.
+ */
+public final class RejectReason {
+  /** The value is not one JSON object: broken JSON, a non-object, or bytes after the object. */
+  public static final String MALFORMED_JSON = "malformed-json";
+  /** The value is not one Avro record of the spec's schema: too short, trailing bytes, or invalid encoding. */
+  public static final String MALFORMED_AVRO = "malformed-avro";
+  /** A key column is missing or null (for a tombstone: the record key is missing or lacks a key column). */
+  public static final String MISSING_KEY = "missing-key";
+  /** A sequence column is missing or null. */
+  public static final String MISSING_SEQUENCE = "missing-sequence";
+  /** A column holds a value that does not fit its declared type. */
+  public static final String BAD_TYPE = "bad-type";
+  /** A Debezium envelope whose {@code op} is not one of c, u, r, d. */
+  public static final String UNKNOWN_DEBEZIUM_OP = "unknown-debezium-op";
+  /** A Kafka tombstone (null value) while the delete rule is not {@code tombstone}. */
+  public static final String TOMBSTONE_NOT_A_DELETE = "tombstone-not-a-delete";
+  /** An event older than the key's newest sequence minus the lateness horizon; set by the topology. */
+  public static final String BEYOND_LATENESS_HORIZON = "beyond-lateness-horizon";
+
+  /** Every code, in the order above. */
+  public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, MISSING_KEY, MISSING_SEQUENCE,
+      BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON);
+
+  private RejectReason() {}
+}

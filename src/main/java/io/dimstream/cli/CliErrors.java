@@ -1,0 +1,47 @@
+package io.dimstream.cli;
+
+import io.dimstream.DimstreamException;
+import java.nio.file.Path;
+
+/** Builds the errors the commands report: what happened, why, and how to fix it. */
+final class CliErrors {
+  private CliErrors() {}
+
+  static DimstreamException missingSpec(Path config) {
+    return new UsageError(config + ": no such file. Fix: pass the dimension spec with --config, e.g. "
+        + "--config examples/customers.yaml");
+  }
+
+  static DimstreamException missingInput(Path input) {
+    return new InputError(input + ": no such file. Fix: pass a file of change events (.jsonl or .csv) with --input");
+  }
+
+  static DimstreamException noBroker(Path hint) {
+    return new InputError("No Kafka to talk to: the spec has no service.kafka.bootstrap.servers, --bootstrap-servers "
+        + "was not given, and no embedded broker of a running `dimstream run` was found (" + hint + "). Fix: start "
+        + "`dimstream run --config ...` first, or pass --bootstrap-servers host:port");
+  }
+
+  static DimstreamException produceFailed(String topic, Exception cause) {
+    return new InputError("Sending to " + topic + " failed: " + cause.getMessage()
+        + ". Fix: check that the broker is up and the topic exists (dimstream run creates it)", cause);
+  }
+
+  /** A problem with the command line or the spec: exit code 2. */
+  static final class UsageError extends DimstreamException {
+    UsageError(String message) {
+      super(message);
+    }
+  }
+
+  /** A problem with an input file, a table or the broker: exit code 1. */
+  static final class InputError extends DimstreamException {
+    InputError(String message) {
+      super(message);
+    }
+
+    InputError(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.dimstream.cli;
+
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+
+/**
+ * Reads a file of change events as record values: JSON lines ({@code .jsonl}, {@code .json}, one record per
+ * non-blank line, passed on byte for byte so a malformed line reaches the dead-letter topic as it is), or CSV
+ * with a header row ({@code .csv}; each row becomes a JSON object, empty cells null).
+ */
+final class InputFiles {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private InputFiles() {}
+
+  /** One input record: its 1-based line (or row) number and its value bytes. */
+  record Line(long number, byte[] value) {}
+
+  interface LineReader extends Iterator<Line>, AutoCloseable {
+    @Override
+    void close() throws IOException;
+  }
+
+  static long countRecords(Path file) throws IOException {
+    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
+      long n = lines.filter(l -> !l.isBlank()).count();
+      return isCsv(file) ? Math.max(0, n - 1) : n;
+    }
+  }
+
+  static boolean isCsv(Path file) {
+    return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv");
+  }
+
+  static LineReader open(Path file) throws IOException {
+    return isCsv(file) ? csv(file) : jsonLines(file);
+  }
+
+  private static LineReader jsonLines(Path file) throws IOException {
+    BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
+    return new LineReader() {
+      private long number;
+      private Line next = advance();
+
+      private Line advance() {
+        try {
+          String l;
+          while ((l = reader.readLine()) != null) {
+            number++;
+            if (!l.isBlank()) {
+              return new Line(number, l.getBytes(StandardCharsets.UTF_8));
+            }
+          }
+          return null;
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException("Cannot read " + file + " at line " + (number + 1), e);
+        }
+      }
+
+      @Override
+      public boolean hasNext() {
+        return next != null;
+      }
+
+      @Override
+      public Line next() {
+        if (next == null) {
+          throw new NoSuchElementException();
+        }
+        Line out = next;
+        next = advance();
+        return out;
+      }
+
+      @Override
+      public void close() throws IOException {
+        reader.close();
+      }
+    };
+  }
+
+  private static LineReader csv(Path file) throws IOException {
+    CsvMapper mapper = new CsvMapper();
+    MappingIterator<Map<String, String>> rows = mapper.readerForMapOf(String.class)
+        .with(CsvSchema.emptySchema().withHeader())
+        .readValues(file.toFile());
+    return new LineReader() {
+      private long number = 1;
+
+      @Override
+      public boolean hasNext() {
+        return rows.hasNext();
+      }
+
+      @Override
+      public Line next() {
+        Map<String, String> row = rows.next();
+        number++;
+        ObjectNode node = JSON.createObjectNode();
+        row.forEach((k, v) -> {
+          if (v == null || v.isEmpty()) {
+            node.putNull(k);
+          } else {
+            node.put(k, v);
+          }
+        });
+        try {
+          return new Line(number, JSON.writeValueAsBytes(node));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        rows.close();
+      }
+    };
+  }
+}

@@ -1,0 +1,83 @@
+package io.dimstream.cli;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+/**
+ * A one-line progress display for long commands: count, rate and ETA, redrawn in place on a terminal; on
+ * anything else (a log file, CI) a plain line every few seconds so output stays readable.
+ */
+final class Progress implements AutoCloseable {
+  private static final long TERMINAL_REDRAW_NANOS = 200_000_000L;
+  private static final long PLAIN_LINE_NANOS = 5_000_000_000L;
+
+  private final String what;
+  private final long total;
+  private final PrintStream out;
+  private final boolean terminal;
+  private final long started = System.nanoTime();
+  private long done;
+  private long lastDrawn;
+
+  /** @param total the expected count, or -1 when unknown (no ETA then) */
+  Progress(String what, long total, PrintStream out, boolean terminal) {
+    this.what = what;
+    this.total = total;
+    this.out = out;
+    this.terminal = terminal;
+  }
+
+  static Progress onStderr(String what, long total) {
+    return new Progress(what, total, System.err, System.console() != null);
+  }
+
+  void step(long n) {
+    done += n;
+    long now = System.nanoTime();
+    if (now - lastDrawn >= (terminal ? TERMINAL_REDRAW_NANOS : PLAIN_LINE_NANOS)) {
+      lastDrawn = now;
+      draw(false);
+    }
+  }
+
+  long done() {
+    return done;
+  }
+
+  double ratePerSecond() {
+    double secs = Math.max(1e-9, (System.nanoTime() - started) / 1e9);
+    return done / secs;
+  }
+
+  private void draw(boolean last) {
+    double rate = ratePerSecond();
+    StringBuilder line = new StringBuilder();
+    if (total > 0) {
+      int width = 30;
+      int filled = (int) Math.min(width, width * done / total);
+      line.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
+      line.append(String.format(Locale.ROOT, "%,d/%,d %s", done, total, what));
+    } else {
+      line.append(String.format(Locale.ROOT, "%,d %s", done, what));
+    }
+    line.append(String.format(Locale.ROOT, "  %,.0f/s", rate));
+    if (total > 0 && !last && rate > 0) {
+      long etaSecs = (long) Math.ceil((total - done) / rate);
+      line.append(String.format(Locale.ROOT, "  ETA %d:%02d", etaSecs / 60, etaSecs % 60));
+    }
+    if (last) {
+      line.append(String.format(Locale.ROOT, "  in %.1f s", (System.nanoTime() - started) / 1e9));
+    }
+    if (terminal) {
+      out.print("\r" + line + "\u001b[K" + (last ? "\n" : ""));
+    } else {
+      out.println(line);
+    }
+    out.flush();
+  }
+
+  @Override
+  public void close() {
+    draw(true);
+  }
+}

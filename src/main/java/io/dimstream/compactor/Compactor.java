@@ -1,0 +1,270 @@
+package io.dimstream.compactor;
+
+import io.dimstream.config.DimensionSpec;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the versions topic ({@code read_committed}) and merges what it read into the table every
+ * {@code compaction.interval} or {@code compaction.max_records}, whichever comes first, in one commit.
+ *
+ * <p>Exactly once from topic to table: each commit carries, per partition, a {@code txn} action with appId
+ * {@code <dim>-versions-<partition>} and the last offset applied; on start every partition is positioned right
+ * after the offset the table records (consumer-group offsets are committed afterwards only as a convenience
+ * for monitoring tools). A crash between the table commit and anything else re-reads at most what the table
+ * already holds, which the txn markers turn into a no-op.
+ */
+public final class Compactor implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+  private final DimensionSpec spec;
+  private final TableSink table;
+  private final VersionRecordDecoder decoder;
+  private final Map<String, Object> kafka;
+  private final Duration interval;
+  private final int maxRecords;
+  private final Clock clock;
+  private final Path tablePath;
+  private final String owner;
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AtomicLong lag = new AtomicLong(-1);
+  private final AtomicLong commits = new AtomicLong();
+  private final AtomicLong recordsApplied = new AtomicLong();
+  private volatile long lastCommitMillis;
+  private volatile int pending = -1;
+  private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private volatile Throwable failure;
+
+  /**
+   * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here
+   * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
+   */
+  public Compactor(DimensionSpec spec, Path tablePath, TableSink table, VersionRecordDecoder decoder,
+      Map<String, Object> kafka, String owner, Clock clock) {
+    this.spec = spec;
+    this.tablePath = tablePath;
+    this.table = table;
+    this.decoder = decoder;
+    this.kafka = Map.copyOf(kafka);
+    this.interval = spec.service().compactionInterval();
+    this.maxRecords = spec.service().compactionMaxRecords();
+    this.owner = owner;
+    this.clock = clock;
+  }
+
+  @Override
+  public void run() {
+    String topic = spec.topics().versions();
+    Duration ttl = Duration.ofMillis(Math.max(30_000, interval.toMillis() * 3));
+    try (CompactorLease lease = CompactorLease.acquire(tablePath, owner, ttl, clock);
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties())) {
+      consumer = c;
+      List<TopicPartition> partitions = partitionsOf(c, topic);
+      c.assign(partitions);
+      seekToTableOffsets(c, partitions);
+      VersionBatch batch = new VersionBatch(spec.name() + "-versions-");
+      long batchStarted = clock.millis();
+      while (running.get()) {
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+          records = c.poll(Duration.ofMillis(Math.min(500, Math.max(10, interval.toMillis()))));
+        } catch (WakeupException e) {
+          break;
+        }
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          try {
+            batch.add(r.partition(), r.offset(), decoder.decode(r.key(), r.value()));
+          } catch (RuntimeException e) {
+            throw CompactorErrors.undecodable(r.topic(), r.partition(), r.offset(), e);
+          }
+        }
+        boolean due = clock.millis() - batchStarted >= interval.toMillis();
+        if (!batch.isEmpty() && (due || batch.records() >= maxRecords)) {
+          lease.renew();
+          commit(c, batch);
+          batchStarted = clock.millis();
+        } else if (due) {
+          lease.renew();
+          batchStarted = clock.millis();
+        }
+        updateLag(c, partitions);
+        pending = batch.records();
+      }
+      // Clean shutdown: whatever was read is committed before the consumer closes.
+      if (!batch.isEmpty()) {
+        commit(c, batch);
+      }
+    } catch (WakeupException e) {
+      LOG.debug("Compactor of {} woken up to stop", spec.name());
+    } catch (RuntimeException e) {
+      failure = e;
+      LOG.error("Compactor of {} stopped: {}", spec.name(), e.getMessage(), e);
+      throw e;
+    } finally {
+      consumer = null;
+      stopped.countDown();
+    }
+  }
+
+  private void commit(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
+    long started = System.nanoTime();
+    String summary = table.commit(batch.changes(), batch.txns());
+    long ms = (System.nanoTime() - started) / 1_000_000;
+    LOG.info("{} <- {} records from {} {} ({} ms)", tablePath, batch.records(), spec.topics().versions(),
+        summary, ms);
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    batch.lastOffsets().forEach((p, o) ->
+        offsets.put(new TopicPartition(spec.topics().versions(), p), new OffsetAndMetadata(o + 1)));
+    try {
+      c.commitSync(offsets);
+    } catch (RuntimeException e) {
+      // Only a convenience: the table's txn markers are the source of truth.
+      LOG.debug("Could not commit consumer-group offsets: {}", e.toString());
+    }
+    recordsApplied.addAndGet(batch.records());
+    commits.incrementAndGet();
+    lastCommitMillis = clock.millis();
+    batch.clear();
+  }
+
+  private void seekToTableOffsets(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> partitions) {
+    List<TopicPartition> fromStart = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      OptionalLong recorded = table.txnVersion(VersionBatch.appId(spec.name(), tp.partition()));
+      if (recorded.isPresent()) {
+        c.seek(tp, recorded.getAsLong() + 1);
+        LOG.info("Resuming {} at offset {} (recorded in table version {})", tp, recorded.getAsLong() + 1,
+            table.latestVersion());
+      } else {
+        fromStart.add(tp);
+      }
+    }
+    if (!fromStart.isEmpty()) {
+      c.seekToBeginning(fromStart);
+    }
+  }
+
+  private List<TopicPartition> partitionsOf(KafkaConsumer<byte[], byte[]> c, String topic) {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (running.get()) {
+      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+      if (infos != null && !infos.isEmpty()) {
+        return infos.stream().map(i -> new TopicPartition(topic, i.partition())).sorted(
+            java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new CompactorException("The versions topic '" + topic + "' does not exist after 60 s. Start the "
+            + "topology (dimstream run) so it is created, or create it as a compacted topic.");
+      }
+      sleep(500);
+    }
+    return List.of();
+  }
+
+  private void updateLag(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> partitions) {
+    try {
+      Map<TopicPartition, Long> ends = c.endOffsets(partitions, Duration.ofSeconds(5));
+      long total = 0;
+      for (TopicPartition tp : partitions) {
+        total += Math.max(0, ends.getOrDefault(tp, 0L) - c.position(tp, Duration.ofSeconds(5)));
+      }
+      lag.set(total);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not measure the compaction lag: {}", e.toString());
+    }
+  }
+
+  private Properties consumerProperties() {
+    Properties p = new Properties();
+    p.putAll(kafka);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.name() + "-compactor");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.min(10_000, Math.max(500, maxRecords)));
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return p;
+  }
+
+  /**
+   * Records on the versions topic not yet in the table (read_committed end offsets minus positions), measured
+   * after each poll; -1 before the first measurement. Records read but not yet committed count as applied
+   * only after their commit, see {@link #isCaughtUp()}.
+   */
+  public long lag() {
+    return lag.get();
+  }
+
+  /** True when every record on the versions topic that was committed when last measured is in the table. */
+  public boolean isCaughtUp() {
+    return lag.get() == 0 && pending == 0;
+  }
+
+  public long commits() {
+    return commits.get();
+  }
+
+  public long recordsApplied() {
+    return recordsApplied.get();
+  }
+
+  public long lastCommitMillis() {
+    return lastCommitMillis;
+  }
+
+  /** The error that stopped the compactor, or null while it runs or after a clean stop. */
+  public Throwable failure() {
+    return failure;
+  }
+
+  /** Stops the loop, commits what was read, closes the consumer and waits up to {@code timeout}. */
+  public boolean stop(Duration timeout) {
+    running.set(false);
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
+    }
+    try {
+      return stopped.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    stop(Duration.ofSeconds(30));
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.dimstream.compactor;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Builds every {@link CompactorException}: what happened, why, and how to fix it. */
+final class CompactorErrors {
+  private CompactorErrors() {}
+
+  static CompactorException leaseHeld(Path lease, String holder, Duration age, Duration ttl) {
+    return new CompactorException("Another compactor (" + holder + ") is writing the table: its lease " + lease
+        + " was renewed " + age.toSeconds() + " s ago. Only one compactor may write a table. Stop the other "
+        + "service, or wait " + ttl.toSeconds() + " s after it stopped; delete the lease file only if you are sure "
+        + "it is gone.");
+  }
+
+  static CompactorException leaseLost(Path lease, String holder) {
+    return new CompactorException("The compactor lease " + lease + " was taken over by " + holder
+        + " while this compactor was running; stopping so that only one compactor writes the table.");
+  }
+
+  static CompactorException leaseIo(Path lease, IOException e) {
+    return new CompactorException("Cannot write the compactor lease " + lease + ": " + e.getMessage()
+        + ". Check that the table directory is writable.", e);
+  }
+
+  static CompactorException undecodable(String topic, int partition, long offset, Exception e) {
+    return new CompactorException("Cannot decode the version record at " + topic + "-" + partition + "@" + offset
+        + ": " + e.getMessage() + ". The versions topic must only be written by the dimstream topology of this "
+        + "dimension; check the topic name in the spec.", e);
+  }
+}

@@ -1,0 +1,24 @@
+package io.dimstream.compactor;
+
+import io.dimstream.history.VersionChange;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/** What the compactor needs of the table: the recorded offsets, and one atomic commit per batch. */
+public interface TableSink {
+
+  /** The {@code txn} version the table records for {@code appId}, if any. */
+  OptionalLong txnVersion(String appId);
+
+  /**
+   * Applies the changes and records the txn markers in one atomic commit; a batch whose markers the table
+   * already holds changes nothing.
+   *
+   * @return a one-line summary of the commit for the log (table version, rows inserted/updated/deleted)
+   */
+  String commit(List<VersionChange> changes, Map<String, Long> txns);
+
+  /** The table's latest version, -1 before the first commit. */
+  long latestVersion();
+}

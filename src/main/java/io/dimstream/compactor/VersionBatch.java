@@ -1,0 +1,66 @@
+package io.dimstream.compactor;
+
+import io.dimstream.history.VersionChange;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Version records read since the last commit: the last record per (key, valid_from) wins, and per partition
+ * the offset of the last record read, which becomes the commit's {@code txn} version.
+ */
+final class VersionBatch {
+  private final String appIdPrefix;
+  private final Map<List<Object>, VersionChange> changes = new LinkedHashMap<>();
+  private final Map<Integer, Long> lastOffsets = new TreeMap<>();
+  private int records;
+
+  VersionBatch(String appIdPrefix) {
+    this.appIdPrefix = appIdPrefix;
+  }
+
+  static String appId(String dimension, int partition) {
+    return dimension + "-versions-" + partition;
+  }
+
+  void add(int partition, long offset, VersionChange change) {
+    if (change != null) {
+      List<Object> identity = List.of(change.key(), change.validFrom());
+      changes.remove(identity); // re-insert so the batch keeps arrival order of the last records
+      changes.put(identity, change);
+    }
+    lastOffsets.merge(partition, offset, Math::max);
+    records++;
+  }
+
+  int records() {
+    return records;
+  }
+
+  boolean isEmpty() {
+    return records == 0;
+  }
+
+  List<VersionChange> changes() {
+    return new ArrayList<>(changes.values());
+  }
+
+  /** The {@code txn} markers of this batch: appId {@code <dim>-versions-<partition>} to last offset read. */
+  Map<String, Long> txns() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    lastOffsets.forEach((p, o) -> out.put(appIdPrefix + p, o));
+    return out;
+  }
+
+  Map<Integer, Long> lastOffsets() {
+    return Map.copyOf(lastOffsets);
+  }
+
+  void clear() {
+    changes.clear();
+    lastOffsets.clear();
+    records = 0;
+  }
+}

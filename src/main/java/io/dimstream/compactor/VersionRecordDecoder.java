@@ -1,0 +1,9 @@
+package io.dimstream.compactor;
+
+import io.dimstream.history.VersionChange;
+
+/** Turns one versions-topic record back into a version change (null value = retraction). */
+@FunctionalInterface
+public interface VersionRecordDecoder {
+  VersionChange decode(byte[] key, byte[] value);
+}

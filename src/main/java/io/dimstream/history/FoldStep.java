@@ -1,0 +1,56 @@
+package io.dimstream.history;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One step of the SCD2 fold (DESIGN.md section 1, rule 2): given the version open before an event, the
+ * version open after it and the changes the event causes. Shared by the reference fold and the incremental
+ * engine so the two cannot drift apart.
+ */
+public final class FoldStep {
+  private final boolean[] tracked;
+
+  /** @param tracked for each attribute position, whether a change in it opens a new version */
+  public FoldStep(boolean[] tracked) {
+    this.tracked = tracked.clone();
+  }
+
+  /** The result of one step: the open version after the event (null if none) and what changed. */
+  public record Outcome(Version open, List<VersionChange> changes) {}
+
+  public Outcome apply(Version open, ChangeEvent event) {
+    Sequence seq = event.sequence();
+    if (event.delete()) {
+      if (open == null) {
+        return new Outcome(null, List.of());
+      }
+      return new Outcome(null, List.of(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE)));
+    }
+    if (open != null && trackedEqual(open.attributes(), event.attributes())) {
+      if (open.attributes().equals(event.attributes())) {
+        return new Outcome(open, List.of());
+      }
+      // Type 1: untracked columns are overwritten in place; the version keeps its identity.
+      Version updated = open.withAttributes(event.attributes());
+      return new Outcome(updated, List.of(new VersionChange.Upsert(updated, ChangeKind.CORRECT)));
+    }
+    List<VersionChange> changes = new ArrayList<>(2);
+    if (open != null) {
+      changes.add(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE));
+    }
+    Version opened = new Version(event.key(), seq, null, event.attributes());
+    changes.add(new VersionChange.Upsert(opened, ChangeKind.OPEN));
+    return new Outcome(opened, changes);
+  }
+
+  boolean trackedEqual(List<Object> a, List<Object> b) {
+    for (int i = 0; i < tracked.length; i++) {
+      if (tracked[i] && !Objects.equals(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

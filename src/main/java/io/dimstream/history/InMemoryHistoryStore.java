@@ -1,0 +1,73 @@
+package io.dimstream.history;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** A {@link HistoryStore} in plain maps: for tests, the backfill and the test kit. Not thread-safe. */
+public final class InMemoryHistoryStore implements HistoryStore {
+  private final Map<BusinessKey, KeyState> current = new HashMap<>();
+  private final Map<BusinessKey, TreeMap<Sequence, StoredEvent>> events = new HashMap<>();
+  private long reads;
+  private long writes;
+
+  @Override
+  public KeyState current(BusinessKey key) {
+    reads++;
+    return current.get(key);
+  }
+
+  @Override
+  public void putCurrent(BusinessKey key, KeyState state) {
+    writes++;
+    current.put(key, state);
+  }
+
+  @Override
+  public StoredEvent eventBefore(BusinessKey key, Sequence sequence) {
+    reads++;
+    TreeMap<Sequence, StoredEvent> m = events.get(key);
+    if (m == null) {
+      return null;
+    }
+    Map.Entry<Sequence, StoredEvent> e = m.lowerEntry(sequence);
+    return e == null ? null : e.getValue();
+  }
+
+  @Override
+  public List<StoredEvent> eventsFrom(BusinessKey key, Sequence from) {
+    reads++;
+    TreeMap<Sequence, StoredEvent> m = events.get(key);
+    return m == null ? List.of() : new ArrayList<>(m.tailMap(from, true).values());
+  }
+
+  @Override
+  public void putEvent(BusinessKey key, StoredEvent event) {
+    writes++;
+    events.computeIfAbsent(key, k -> new TreeMap<>()).put(event.sequence(), event);
+  }
+
+  /** Deletes stored events of {@code key} before {@code sequence}: what pruning does. */
+  public void removeEventsBefore(BusinessKey key, Sequence sequence) {
+    TreeMap<Sequence, StoredEvent> m = events.get(key);
+    if (m != null) {
+      m.headMap(sequence, false).clear();
+    }
+  }
+
+  public int storedEventCount(BusinessKey key) {
+    TreeMap<Sequence, StoredEvent> m = events.get(key);
+    return m == null ? 0 : m.size();
+  }
+
+  /** Store calls so far, for tests of the fast path's constant cost. */
+  public long reads() {
+    return reads;
+  }
+
+  public long writes() {
+    return writes;
+  }
+}
