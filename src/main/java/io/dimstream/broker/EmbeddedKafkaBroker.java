@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * replication factor 1 and min ISR 1) and keeps everything in its data directory: the cluster id and the ports
  * it used ({@value BrokerState#FILE_NAME}), the generated {@code server.properties}, the log directory
  * {@code logs/}, and {@value DataDirLock#FILE_NAME}, locked while the broker runs so that a second broker on the
- * same directory is refused before it touches anything. Starting again on the same directory keeps topics, records, committed offsets and the cluster
- * id, and reuses the previous client port when it is free, so clients' {@code bootstrap.servers} stays valid.
+ * same directory is refused before it touches anything. Starting again on the same directory keeps topics,
+ * records, committed offsets and the cluster id, and reuses the previous client port when it is free, so clients'
+ * {@code bootstrap.servers} stays valid.
  *
  * <p>Close Kafka Streams, producers, consumers and admin clients before {@link #close()}: clients still
  * connected keep retrying against a stopped broker. A fatal broker fault calls Kafka's
@@ -154,7 +156,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    * clients; a new mutable map each call.
    */
   public Map<String, Object> clientProperties() {
-    return new java.util.HashMap<>(Map.of("bootstrap.servers", bootstrapServers()));
+    return new HashMap<>(Map.of("bootstrap.servers", bootstrapServers()));
   }
 
   /**
