@@ -22,9 +22,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code dimstream replay}: the history a file of change events makes, computed by the real topology. */
 @Command(name = "replay", mixinStandardHelpOptions = true,
-    description = {"Runs the dimension's real Kafka Streams topology (in-process, no broker) over a file of change "
-        + "events in file order and prints the resulting history as JSON lines, one version per line, sorted by key "
-        + "then valid_from: the key columns, the attributes, valid_from, valid_to, is_current.",
+    description = {"Prints the history a file of change events makes, computed by the real topology (no broker).",
+        "Runs the dimension's Kafka Streams topology in-process over the file in file order and prints the resulting "
+        + "history as JSON lines, one version per line, sorted by key then valid_from: the key columns, the "
+        + "attributes, valid_from, valid_to, is_current.",
         "The history is rebuilt from the records the topology emits to the versions topic, exactly as a consumer of "
         + "that topic would see it. Rejected records go to --dlq, or are counted on stderr."},
     exitCodeListHeading = "%nExit codes:%n",
