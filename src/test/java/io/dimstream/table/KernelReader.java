@@ -34,16 +34,16 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /** Reads a table with Delta Kernel 4.4.0, the reference reader, and maps its rows back to versions. */
-final class KernelReader {
+public final class KernelReader {
   private static final Engine ENGINE = DefaultEngine.create(new Configuration());
 
   private KernelReader() {}
 
-  static List<Version> latest(Path table, DimensionSpec spec) {
+  public static List<Version> latest(Path table, DimensionSpec spec) {
     return read(Table.forPath(ENGINE, table.toString()).getLatestSnapshot(ENGINE), spec);
   }
 
-  static List<Version> atVersion(Path table, DimensionSpec spec, long version) {
+  public static List<Version> atVersion(Path table, DimensionSpec spec, long version) {
     return read(Table.forPath(ENGINE, table.toString()).getSnapshotAsOfVersion(ENGINE, version), spec);
   }
 
@@ -51,11 +51,11 @@ final class KernelReader {
     return read(Table.forPath(ENGINE, table.toString()).getSnapshotAsOfTimestamp(ENGINE, millis), spec);
   }
 
-  static long latestVersion(Path table) {
+  public static long latestVersion(Path table) {
     return Table.forPath(ENGINE, table.toString()).getLatestSnapshot(ENGINE).getVersion();
   }
 
-  static Optional<Long> txnVersion(Path table, String appId) {
+  public static Optional<Long> txnVersion(Path table, String appId) {
     return Table.forPath(ENGINE, table.toString()).getLatestSnapshot(ENGINE).getLatestTransactionVersion(ENGINE, appId);
   }
 
