@@ -114,6 +114,12 @@ public record DimensionSpec(
     return out;
   }
 
+  /** The same dimension, run with other service settings (command-line overrides). */
+  public DimensionSpec withService(ServiceSettings settings) {
+    return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
+        topics, latenessHorizon, output, avroSchema, settings);
+  }
+
   public static DimensionSpecBuilder builder(String name) {
     return new DimensionSpecBuilder(name);
   }

@@ -1,0 +1,43 @@
+package io.dimstream.cli;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.ServiceSettings;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** Command-line overrides of the spec's {@code service:} section, shared by {@code run} and {@code demo}. */
+final class ServiceOptions {
+  @Option(names = "--bootstrap-servers", description = "Use this Kafka cluster instead of the spec's "
+      + "service.kafka.bootstrap.servers; with neither, an embedded broker is started.")
+  String bootstrapServers;
+
+  @Option(names = "--data-dir", description = "Local state (embedded broker, Streams stores); default: the spec's "
+      + "service.data_dir, else ./data.")
+  Path dataDir;
+
+  @Option(names = "--table", description = "The Delta table directory; default: the spec's service.table_path, "
+      + "else <data-dir>/tables/<name>.")
+  Path table;
+
+  @Option(names = "--http-port", description = "Port of the query endpoint on 127.0.0.1 (0 = any free port); "
+      + "default: the spec's service.http.port, else 8080.")
+  Integer httpPort;
+
+  DimensionSpec apply(DimensionSpec spec) {
+    ServiceSettings s = spec.service();
+    if (dataDir != null) {
+      boolean tableFollowsDataDir = s.tablePath().equals(s.dataDir().resolve("tables").resolve(spec.name()));
+      s = s.withDataDir(dataDir);
+      if (tableFollowsDataDir) {
+        s = s.withTablePath(dataDir.resolve("tables").resolve(spec.name()));
+      }
+    }
+    if (table != null) {
+      s = s.withTablePath(table);
+    }
+    if (httpPort != null) {
+      s = s.withHttpPort(httpPort);
+    }
+    return spec.withService(s);
+  }
+}

@@ -1,0 +1,188 @@
+package io.dimstream.history;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.ColumnValues;
+import io.dimstream.config.DimensionSpec;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The compact JSON forms of one dimension's business keys, change events, {@link StoredEvent}s and
+ * {@link KeyState}s, as the topology keeps them in its state stores and on its repartition topic.
+ *
+ * <p>Forms (all JSON arrays; the business key is never repeated inside a value, the caller supplies it):
+ * <ul>
+ *   <li>business key: {@code [k1, k2, ..]} in key-column order, values as {@link ColumnValues#toJson} renders them.
+ *       This is the <em>canonical key bytes</em>: equal keys give equal bytes, and no key's bytes are a prefix of
+ *       another's (a JSON value is self-delimiting), so they can prefix a store key.</li>
+ *   <li>event: {@code [[seq parts..], delete 0|1, [attributes..]]}</li>
+ *   <li>version: {@code [[valid_from parts..], [valid_to parts..] | null, [attributes..]]}</li>
+ *   <li>stored event: {@code [event, version-open-after | null]}; key state: {@code [[seq parts..], open | null]}</li>
+ * </ul>
+ * Instances are immutable and thread-safe. Decoding bytes that were not written by an instance for the same spec
+ * throws {@link IllegalArgumentException}.
+ */
+public final class EventJson {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final ObjectMapper MAPPER = JsonMapper.builder()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+      .build();
+
+  private final List<ColumnType> keyTypes;
+  private final List<ColumnType> attributeTypes;
+
+  public EventJson(DimensionSpec spec) {
+    this.keyTypes = spec.keyColumns().stream().map(Column::type).toList();
+    this.attributeTypes = spec.attributeColumns().stream().map(Column::type).toList();
+  }
+
+  /** The canonical key bytes of {@code key}; throws {@link IllegalArgumentException} if it has the wrong arity. */
+  public byte[] keyBytes(BusinessKey key) {
+    return write(values(key.values(), keyTypes, "key"));
+  }
+
+  /** The inverse of {@link #keyBytes}. */
+  public BusinessKey key(byte[] bytes) {
+    return new BusinessKey(values((ArrayNode) read(bytes), keyTypes));
+  }
+
+  /** An event without its key. */
+  public byte[] encodeEvent(ChangeEvent event) {
+    return write(eventNode(event));
+  }
+
+  public ChangeEvent decodeEvent(BusinessKey key, byte[] bytes) {
+    return event(key, read(bytes));
+  }
+
+  /** A stored event without its key. */
+  public byte[] encode(StoredEvent stored) {
+    ArrayNode n = NODES.arrayNode(2);
+    n.add(eventNode(stored.event()));
+    n.add(versionNode(stored.openAfter()));
+    return write(n);
+  }
+
+  public StoredEvent decodeStoredEvent(BusinessKey key, byte[] bytes) {
+    JsonNode n = read(bytes);
+    return new StoredEvent(event(key, n.get(0)), version(key, n.get(1)));
+  }
+
+  /** A key state without its key. */
+  public byte[] encode(KeyState state) {
+    ArrayNode n = NODES.arrayNode(2);
+    n.add(sequenceNode(state.lastSequence()));
+    n.add(versionNode(state.open()));
+    return write(n);
+  }
+
+  public KeyState decodeKeyState(BusinessKey key, byte[] bytes) {
+    JsonNode n = read(bytes);
+    return new KeyState(sequence(n.get(0)), version(key, n.get(1)));
+  }
+
+  private ArrayNode eventNode(ChangeEvent e) {
+    ArrayNode n = NODES.arrayNode(3);
+    n.add(sequenceNode(e.sequence()));
+    n.add(e.delete() ? 1 : 0);
+    // a delete's attributes are ignored by the fold; keep them only when they are complete
+    boolean keep = !e.delete() || e.attributes().size() == attributeTypes.size();
+    n.add(keep ? values(e.attributes(), attributeTypes, "attributes") : NODES.arrayNode());
+    return n;
+  }
+
+  private ChangeEvent event(BusinessKey key, JsonNode n) {
+    boolean delete = n.get(1).asInt() == 1;
+    ArrayNode attrs = (ArrayNode) n.get(2);
+    List<Object> values = delete && attrs.size() != attributeTypes.size() ? List.of() : values(attrs, attributeTypes);
+    return new ChangeEvent(key, sequence(n.get(0)), delete, values);
+  }
+
+  private JsonNode versionNode(Version v) {
+    if (v == null) {
+      return NODES.nullNode();
+    }
+    ArrayNode n = NODES.arrayNode(3);
+    n.add(sequenceNode(v.validFrom()));
+    n.add(v.validTo() == null ? NODES.nullNode() : sequenceNode(v.validTo()));
+    n.add(values(v.attributes(), attributeTypes, "attributes"));
+    return n;
+  }
+
+  private Version version(BusinessKey key, JsonNode n) {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    JsonNode to = n.get(1);
+    return new Version(key, sequence(n.get(0)), to.isNull() ? null : sequence(to), values((ArrayNode) n.get(2), attributeTypes));
+  }
+
+  private static ArrayNode sequenceNode(Sequence s) {
+    ArrayNode n = NODES.arrayNode(s.size());
+    for (int i = 0; i < s.size(); i++) {
+      n.add(s.part(i));
+    }
+    return n;
+  }
+
+  private static Sequence sequence(JsonNode n) {
+    long[] parts = new long[n.size()];
+    for (int i = 0; i < parts.length; i++) {
+      parts[i] = n.get(i).asLong();
+    }
+    return Sequence.of(parts);
+  }
+
+  private static ArrayNode values(List<Object> values, List<ColumnType> types, String what) {
+    if (values.size() != types.size()) {
+      throw new IllegalArgumentException("expected " + types.size() + " " + what + " values, got " + values.size());
+    }
+    ArrayNode n = NODES.arrayNode(values.size());
+    for (int i = 0; i < values.size(); i++) {
+      n.add(ColumnValues.toJson(values.get(i), types.get(i)));
+    }
+    return n;
+  }
+
+  private static List<Object> values(ArrayNode n, List<ColumnType> types) {
+    if (n.size() != types.size()) {
+      throw new IllegalArgumentException("expected " + types.size() + " values, got " + n.size() + ": " + n);
+    }
+    List<Object> out = new ArrayList<>(types.size());
+    for (int i = 0; i < types.size(); i++) {
+      out.add(ColumnValues.fromJson(n.get(i), types.get(i)));
+    }
+    return out;
+  }
+
+  private static byte[] write(JsonNode n) {
+    try {
+      return MAPPER.writeValueAsBytes(n);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render " + n, e);
+    }
+  }
+
+  private static JsonNode read(byte[] bytes) {
+    try {
+      JsonNode n = MAPPER.readTree(bytes);
+      if (n == null || !n.isArray()) {
+        throw new IllegalArgumentException("expected a JSON array, got " + n);
+      }
+      return n;
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read stored state: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+package io.dimstream.history;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnValues;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.OutputColumns;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The JSON record format of a dimension's versions topic, and the JSON line {@code dimstream replay} prints.
+ *
+ * <p>Record <b>key</b>: a JSON object of the key columns, then {@code valid_from} and, for a composite sequence,
+ * one {@code valid_from_<column>} per further sequence column (see {@link DimensionSpec#extraValidFromColumns()}):
+ * {@code {"customer_id":42,"valid_from":"2024-01-01T06:00:00Z"}}. It is the version's identity.
+ *
+ * <p>Record <b>value</b>: a JSON object of the key columns, the attributes (in
+ * {@link DimensionSpec#attributeColumns()} order), {@code valid_from}, {@code valid_to} (null while open), the extra
+ * {@code valid_from_<c>} columns, then the extra {@code valid_to_<c>} columns, {@code is_current}, and
+ * {@code "_change"}: {@code open}, {@code close} or {@code correct}. A retraction has a null value (and no
+ * decodable row). The validity interval is half-open: {@code [valid_from, valid_to)}.
+ *
+ * <p>Values are rendered by {@link ColumnValues#toJson} (timestamps as ISO-8601 UTC strings); sequence columns are
+ * converted with {@link ColumnValues#sequenceValue}. Output column names come from the spec. Instances are
+ * immutable and thread-safe; decoding throws {@link IllegalArgumentException} on bytes that are not such a record.
+ */
+public final class VersionJson {
+  /** The value field that says why the record was emitted. */
+  public static final String CHANGE_FIELD = "_change";
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final ObjectMapper MAPPER = JsonMapper.builder()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+      .build();
+
+  /** A decoded record key: the identity of a version. */
+  public record Key(BusinessKey key, Sequence validFrom) {}
+
+  /** A decoded record value: the version and why it was emitted (never {@link ChangeKind#RETRACT}). */
+  public record Row(Version version, ChangeKind kind) {}
+
+  private final List<Column> keyColumns;
+  private final List<Column> attributeColumns;
+  private final List<Column> sequenceColumns;
+  private final OutputColumns out;
+  private final List<String> validFromColumns;
+  private final List<String> validToColumns;
+
+  public VersionJson(DimensionSpec spec) {
+    this.keyColumns = spec.keyColumns();
+    this.attributeColumns = spec.attributeColumns();
+    this.sequenceColumns = spec.sequenceColumns();
+    this.out = spec.output();
+    List<String> from = new ArrayList<>();
+    from.add(out.validFrom());
+    from.addAll(spec.extraValidFromColumns());
+    List<String> to = new ArrayList<>();
+    to.add(out.validTo());
+    to.addAll(spec.extraValidToColumns());
+    this.validFromColumns = List.copyOf(from);
+    this.validToColumns = List.copyOf(to);
+  }
+
+  /** The record key of the version {@code (key, validFrom)}. */
+  public byte[] encodeKey(BusinessKey key, Sequence validFrom) {
+    ObjectNode n = NODES.objectNode();
+    putKey(n, key);
+    putSequence(n, validFromColumns, validFrom);
+    return write(n);
+  }
+
+  public Key decodeKey(byte[] bytes) {
+    JsonNode n = read(bytes);
+    return new Key(key(n), sequence(n, validFromColumns, true));
+  }
+
+  /**
+   * The record value of an upserted version.
+   *
+   * @throws IllegalArgumentException when {@code kind} is {@link ChangeKind#RETRACT} (a retraction's value is null)
+   */
+  public byte[] encodeValue(Version version, ChangeKind kind) {
+    if (kind == ChangeKind.RETRACT) {
+      throw new IllegalArgumentException("a retraction has a null value, not a row");
+    }
+    ObjectNode n = row(version);
+    n.put(CHANGE_FIELD, kind.wireName());
+    return write(n);
+  }
+
+  /** The version and change kind of a non-null record value. */
+  public Row decodeValue(byte[] bytes) {
+    JsonNode n = read(bytes);
+    BusinessKey key = key(n);
+    List<Object> attributes = new ArrayList<>(attributeColumns.size());
+    for (Column c : attributeColumns) {
+      attributes.add(ColumnValues.fromJson(n.get(c.name()), c.type()));
+    }
+    Version v = new Version(key, sequence(n, validFromColumns, true), sequence(n, validToColumns, false), attributes);
+    JsonNode change = n.get(CHANGE_FIELD);
+    if (change == null || !change.isTextual()) {
+      throw new IllegalArgumentException("a version record needs a '" + CHANGE_FIELD + "' field: " + n);
+    }
+    return new Row(v, ChangeKind.fromWire(change.asText()));
+  }
+
+  /**
+   * The version change a versions-topic record stands for: a {@link VersionChange.Retraction} when {@code value} is
+   * null, else a {@link VersionChange.Upsert}. Fits {@code io.dimstream.compactor.VersionRecordDecoder}.
+   */
+  public VersionChange decodeChange(byte[] key, byte[] value) {
+    if (value == null) {
+      Key k = decodeKey(key);
+      return new VersionChange.Retraction(k.key(), k.validFrom());
+    }
+    Row row = decodeValue(value);
+    return new VersionChange.Upsert(row.version(), row.kind());
+  }
+
+  /** The version as a row: key columns, attributes, validity columns, {@code is_current} (no change field). */
+  public ObjectNode row(Version version) {
+    ObjectNode n = NODES.objectNode();
+    putKey(n, version.key());
+    List<Object> attrs = version.attributes();
+    for (int i = 0; i < attributeColumns.size(); i++) {
+      Column c = attributeColumns.get(i);
+      n.set(c.name(), ColumnValues.toJson(attrs.get(i), c.type()));
+    }
+    n.set(out.validFrom(), part(version.validFrom(), 0));
+    n.set(out.validTo(), version.validTo() == null ? NODES.nullNode() : part(version.validTo(), 0));
+    for (int i = 1; i < validFromColumns.size(); i++) {
+      n.set(validFromColumns.get(i), part(version.validFrom(), i));
+    }
+    for (int i = 1; i < validToColumns.size(); i++) {
+      n.set(validToColumns.get(i), version.validTo() == null ? NODES.nullNode() : part(version.validTo(), i));
+    }
+    n.put(out.isCurrent(), version.isCurrent());
+    return n;
+  }
+
+  /** The line {@code dimstream replay} prints for a version: {@link #row} as compact JSON. */
+  public String replayLine(Version version) {
+    return row(version).toString();
+  }
+
+  private void putKey(ObjectNode n, BusinessKey key) {
+    if (key.values().size() != keyColumns.size()) {
+      throw new IllegalArgumentException("expected " + keyColumns.size() + " key values, got " + key);
+    }
+    for (int i = 0; i < keyColumns.size(); i++) {
+      Column c = keyColumns.get(i);
+      n.set(c.name(), ColumnValues.toJson(key.values().get(i), c.type()));
+    }
+  }
+
+  private void putSequence(ObjectNode n, List<String> names, Sequence s) {
+    for (int i = 0; i < names.size(); i++) {
+      n.set(names.get(i), part(s, i));
+    }
+  }
+
+  private JsonNode part(Sequence s, int i) {
+    Column c = sequenceColumns.get(i);
+    return ColumnValues.toJson(ColumnValues.sequenceValue(s.part(i), c.type()), c.type());
+  }
+
+  private BusinessKey key(JsonNode n) {
+    List<Object> values = new ArrayList<>(keyColumns.size());
+    for (Column c : keyColumns) {
+      Object v = ColumnValues.fromJson(n.get(c.name()), c.type());
+      if (v == null) {
+        throw new IllegalArgumentException("a version record needs the key column '" + c.name() + "': " + n);
+      }
+      values.add(v);
+    }
+    return new BusinessKey(values);
+  }
+
+  private Sequence sequence(JsonNode n, List<String> names, boolean required) {
+    long[] parts = new long[names.size()];
+    for (int i = 0; i < parts.length; i++) {
+      Column c = sequenceColumns.get(i);
+      Object v = ColumnValues.fromJson(n.get(names.get(i)), c.type());
+      if (v == null) {
+        if (!required && i == 0) {
+          return null;
+        }
+        throw new IllegalArgumentException("a version record needs the column '" + names.get(i) + "': " + n);
+      }
+      parts[i] = ColumnValues.sequenceLong(v, c.type());
+    }
+    return Sequence.of(parts);
+  }
+
+  private static byte[] write(JsonNode n) {
+    try {
+      return MAPPER.writeValueAsBytes(n);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render " + n, e);
+    }
+  }
+
+  private static JsonNode read(byte[] bytes) {
+    if (bytes == null) {
+      throw new IllegalArgumentException("a null record value is a retraction; it has no row");
+    }
+    try {
+      JsonNode n = MAPPER.readTree(bytes);
+      if (n == null || !n.isObject()) {
+        throw new IllegalArgumentException("expected a JSON object, got " + n);
+      }
+      return n;
+    } catch (IOException e) {
+      throw new IllegalArgumentException("not a version record: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package io.dimstream.topology;
+
+import io.dimstream.change.ChangeDecoder;
+import io.dimstream.change.Decoded;
+import io.dimstream.history.ChangeEvent;
+import io.dimstream.history.EventJson;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decodes changes-topic records: an accepted one is forwarded keyed by its canonical business key bytes, a
+ * rejected one keeps its original key and value and gains the error headers.
+ */
+final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
+  private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
+
+  private final ChangeDecoder decoder;
+  private final EventJson json;
+  private ProcessorContext<byte[], Envelope> context;
+
+  DecodeProcessor(ChangeDecoder decoder, EventJson json) {
+    this.decoder = decoder;
+    this.json = json;
+  }
+
+  @Override
+  public void init(ProcessorContext<byte[], Envelope> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<byte[], byte[]> record) {
+    Decoded result;
+    try {
+      result = decoder.decode(record.key(), record.value(), record.timestamp());
+    } catch (RuntimeException e) {
+      // a decoder bug must not stop the service; the record still reaches the DLQ with a reason
+      result = new Decoded.Rejected("decoder-error", "the decoder failed: " + e);
+    }
+    if (result instanceof Decoded.Accepted a) {
+      ChangeEvent event = a.event();
+      context.forward(record.withKey(json.keyBytes(event.key()))
+          .withValue(new Envelope(record.key(), record.value(), json.encodeEvent(event))));
+    } else {
+      Decoded.Rejected r = (Decoded.Rejected) result;
+      LOG.warn("Rejected record at {}: {} ({})", where(context), r.reason(), r.detail());
+      context.forward(record.withValue(new Envelope(record.key(), record.value(), null))
+          .withHeaders(errorHeaders(record.headers(), r.reason(), r.detail())));
+    }
+  }
+
+  /** The original headers plus {@code dimstream.error} and {@code dimstream.error.detail}. */
+  static Headers errorHeaders(Headers original, String reason, String detail) {
+    Headers h = new RecordHeaders(original.toArray());
+    h.remove(DimensionTopology.ERROR_HEADER);
+    h.remove(DimensionTopology.ERROR_DETAIL_HEADER);
+    h.add(DimensionTopology.ERROR_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+    h.add(DimensionTopology.ERROR_DETAIL_HEADER, (detail == null ? "" : detail).getBytes(StandardCharsets.UTF_8));
+    return h;
+  }
+
+  /** topic/partition/offset of the record being processed, for log lines. */
+  static String where(ProcessorContext<?, ?> context) {
+    return context.recordMetadata()
+        .map((RecordMetadata m) -> m.topic() + "/" + m.partition() + "@" + m.offset())
+        .orElse("(unknown position)");
+  }
+}

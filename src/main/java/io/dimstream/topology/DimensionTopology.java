@@ -1,0 +1,155 @@
+package io.dimstream.topology;
+
+import io.dimstream.change.ChangeDecoder;
+import io.dimstream.change.DeadLetters;
+import io.dimstream.change.RejectReason;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.EventJson;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The Kafka Streams topology of one dimension (DESIGN.md section 2):
+ *
+ * <pre>
+ * changes ─► decode ─┬─ rejected ─────────────────────────────────────────────► dlq (original bytes + error headers)
+ *                    └─ accepted ─► repartition "&lt;dim&gt;-by-key" ─► scd2 ─┬─► versions (partitioned by business key)
+ *                                                                      └─► dlq (beyond-lateness-horizon)
+ * </pre>
+ *
+ * <p>Accepted records are always re-keyed by their canonical business key bytes and sent through the repartition
+ * topic {@code <application.id>-<dim>-by-key-repartition}. Skipping it when the record key "looks" canonical is
+ * not safe: whether a record sits in the partition its business key hashes to depends on the producer's key
+ * bytes and partitioner, which the topology cannot see, and a key whose records took two paths could be applied
+ * out of order. One extra topic hop buys correctness for keyed, unkeyed and Debezium-keyed input alike.
+ *
+ * <p>The SCD2 processor keeps two persistent (RocksDB, changelogged) stores: {@link #CURRENT_STORE} (canonical
+ * key bytes → the key's newest sequence and open version) and {@link #EVENT_STORE} (key bytes + sequence bytes →
+ * event and the version open after it), wrapped as a {@link RocksDbHistoryStore}; a wall-clock punctuator (every
+ * {@code pruneInterval}, default {@link #DEFAULT_PRUNE_INTERVAL}) prunes events past the lateness horizon.
+ */
+public final class DimensionTopology {
+  /** Source node reading the changes topic. */
+  public static final String SOURCE = "changes-source";
+  /** Processor node decoding change records. */
+  public static final String DECODE_PROCESSOR = "decode";
+  /** Processor node applying events to history. */
+  public static final String SCD2_PROCESSOR = "scd2";
+  /** Sink nodes. */
+  public static final String VERSIONS_SINK = "versions-sink";
+  public static final String DLQ_SINK = "dlq-sink";
+  public static final String LATE_DLQ_SINK = "late-dlq-sink";
+  /** Store: canonical key bytes → {@link io.dimstream.history.KeyState} in {@link EventJson} form. */
+  public static final String CURRENT_STORE = "current-rows";
+  /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link EventJson} form. */
+  public static final String EVENT_STORE = "events";
+  /** Header on DLQ records: the stable reason code. */
+  public static final String ERROR_HEADER = DeadLetters.ERROR_HEADER;
+  /** Header on DLQ records: a human sentence. */
+  public static final String ERROR_DETAIL_HEADER = DeadLetters.DETAIL_HEADER;
+  /** Header on versions records: {@code open}, {@code close}, {@code correct} or {@code retract}. */
+  public static final String CHANGE_HEADER = "dimstream.change";
+  /** The reason code of an event older than its key's newest sequence minus the lateness horizon. */
+  public static final String BEYOND_HORIZON = RejectReason.BEYOND_LATENESS_HORIZON;
+  public static final Duration DEFAULT_PRUNE_INTERVAL = Duration.ofSeconds(60);
+
+  private DimensionTopology() {}
+
+  /** The name of the repartition step; its topic is {@code <application.id>-<dim>-by-key-repartition}. */
+  public static String repartitionName(DimensionSpec spec) {
+    return spec.name() + "-by-key";
+  }
+
+  /**
+   * Adds the dimension's topology to {@code builder}, decoding with {@link ChangeDecoder#forSpec} and pruning every
+   * {@link #DEFAULT_PRUNE_INTERVAL}.
+   *
+   * @throws io.dimstream.change.ChangeException when the spec's Avro schema cannot be used for decoding
+   */
+  public static void build(StreamsBuilder builder, DimensionSpec spec) {
+    build(builder, spec, ChangeDecoder.forSpec(spec), DEFAULT_PRUNE_INTERVAL);
+  }
+
+  /**
+   * Adds the dimension's topology to {@code builder}, decoding with {@code decoder}.
+   *
+   * @param pruneInterval wall-clock interval of the event-store pruning punctuator; must be positive
+   */
+  public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval) {
+    if (pruneInterval.isNegative() || pruneInterval.isZero()) {
+      throw new IllegalArgumentException("the prune interval must be positive, got " + pruneInterval);
+    }
+    EventJson json = new EventJson(spec);
+    builder.addStateStore(store(CURRENT_STORE));
+    builder.addStateStore(store(EVENT_STORE));
+
+    KStream<byte[], Envelope> decoded = builder
+        .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
+        .process(() -> new DecodeProcessor(decoder, json), Named.as(DECODE_PROCESSOR));
+
+    var routes = decoded.split(Named.as("decoded-"))
+        .branch((k, v) -> v.event() != null, Branched.as("accepted"))
+        .defaultBranch(Branched.as("rejected"));
+    routes.get("decoded-rejected")
+        .mapValues(Envelope::sourceValue, Named.as("rejected-original"))
+        .to(spec.topics().dlq(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(DLQ_SINK));
+
+    KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
+        .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
+        .process(() -> new Scd2Processor(spec, pruneInterval), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
+
+    var outputs = out.split(Named.as("scd2-"))
+        .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))
+        .defaultBranch(Branched.as("late"));
+    outputs.get("scd2-versions").to(spec.topics().versions(),
+        Produced.with(OUT_KEY, Serdes.ByteArray()).withStreamPartitioner(new BusinessKeyPartitioner())
+            .withName(VERSIONS_SINK));
+    outputs.get("scd2-late").to(spec.topics().dlq(), Produced.with(OUT_KEY, Serdes.ByteArray()).withName(LATE_DLQ_SINK));
+  }
+
+  /**
+   * Streams properties for running {@code spec}: {@code application.id = dimstream-<name>},
+   * {@code processing.guarantee = exactly_once_v2}, byte-array default serdes, state under {@code stateDir}, then
+   * every entry of {@code kafka} (bootstrap.servers, security settings, overrides) as given.
+   */
+  public static Properties config(DimensionSpec spec, Map<String, String> kafka, Path stateDir) {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "dimstream-" + spec.name());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toAbsolutePath().toString());
+    p.putAll(kafka);
+    return p;
+  }
+
+  private static StoreBuilder<KeyValueStore<Bytes, byte[]>> store(String name) {
+    return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.Bytes(), Serdes.ByteArray());
+  }
+
+  private static final Serde<Envelope> ENVELOPE = Serdes.serdeFrom(
+      (Serializer<Envelope>) (topic, e) -> e == null ? null : e.toBytes(),
+      (Deserializer<Envelope>) (topic, b) -> b == null ? null : Envelope.fromBytes(b));
+
+  private static final Serde<OutKey> OUT_KEY = Serdes.serdeFrom(
+      (Serializer<OutKey>) (topic, k) -> k == null ? null : k.recordKey(),
+      (Deserializer<OutKey>) (topic, b) -> new OutKey(null, b));
+}

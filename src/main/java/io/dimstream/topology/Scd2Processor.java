@@ -1,0 +1,106 @@
+package io.dimstream.topology;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.ApplyResult;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.ChangeEvent;
+import io.dimstream.history.EventJson;
+import io.dimstream.history.IncrementalHistory;
+import io.dimstream.history.KeyState;
+import io.dimstream.history.VersionChange;
+import io.dimstream.history.VersionJson;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies each event to its key's history through {@link IncrementalHistory} and forwards the resulting version
+ * records; a too-late event is forwarded, unchanged, for the DLQ. Prunes the event store on a wall-clock punctuator.
+ */
+final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]> {
+  private static final Logger LOG = LoggerFactory.getLogger(Scd2Processor.class);
+
+  private final DimensionSpec spec;
+  private final IncrementalHistory history;
+  private final EventJson eventJson;
+  private final VersionJson versionJson;
+  private final Duration pruneInterval;
+  private ProcessorContext<OutKey, byte[]> context;
+  private KeyValueStore<Bytes, byte[]> currentStore;
+  private RocksDbHistoryStore store;
+
+  Scd2Processor(DimensionSpec spec, Duration pruneInterval) {
+    this.spec = spec;
+    this.history = new IncrementalHistory(spec);
+    this.eventJson = new EventJson(spec);
+    this.versionJson = new VersionJson(spec);
+    this.pruneInterval = pruneInterval;
+  }
+
+  @Override
+  public void init(ProcessorContext<OutKey, byte[]> context) {
+    this.context = context;
+    this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
+    KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
+    this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
+    if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
+      context.schedule(pruneInterval, PunctuationType.WALL_CLOCK_TIME, now -> prune());
+    }
+  }
+
+  @Override
+  public void process(Record<byte[], Envelope> record) {
+    BusinessKey key = eventJson.key(record.key());
+    store.useKey(key, record.key());
+    ChangeEvent event = eventJson.decodeEvent(key, record.value().event());
+    ApplyResult result = history.apply(store, event);
+    if (result instanceof ApplyResult.Applied applied) {
+      for (VersionChange c : applied.changes()) {
+        forwardVersion(record, c);
+      }
+    } else {
+      ApplyResult.TooLate late = (ApplyResult.TooLate) result;
+      String detail = "event of key " + key + " at sequence " + event.sequence() + " is older than the key's newest ("
+          + late.newest() + ") minus the lateness horizon (" + late.horizon() + "); raise lateness_horizon to accept it";
+      LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), DimensionTopology.BEYOND_HORIZON, detail);
+      Envelope env = record.value();
+      context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
+          DecodeProcessor.errorHeaders(record.headers(), DimensionTopology.BEYOND_HORIZON, detail)));
+    }
+  }
+
+  private void forwardVersion(Record<byte[], Envelope> in, VersionChange c) {
+    Headers headers = new RecordHeaders();
+    headers.add(DimensionTopology.CHANGE_HEADER, c.kind().wireName().getBytes(StandardCharsets.UTF_8));
+    byte[] value = c instanceof VersionChange.Upsert u ? versionJson.encodeValue(u.version(), u.kind()) : null;
+    OutKey key = new OutKey(in.key(), versionJson.encodeKey(c.key(), c.validFrom()));
+    context.forward(new Record<>(key, value, in.timestamp(), headers));
+  }
+
+  /** Applies the pruning rule to every key (see {@link IncrementalHistory#pruneCutoff}). */
+  void prune() {
+    long pruned = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = currentStore.all()) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> kv = it.next();
+        byte[] keyBytes = kv.key.get();
+        KeyState state = eventJson.decodeKeyState(eventJson.key(keyBytes), kv.value);
+        pruned += store.prune(keyBytes, history.pruneCutoff(state));
+      }
+    }
+    if (pruned > 0) {
+      LOG.debug("Pruned {} stored events past the lateness horizon of {}", pruned, spec.name());
+    }
+  }
+}
