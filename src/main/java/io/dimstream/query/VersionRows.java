@@ -10,6 +10,7 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.BusinessKey;
 import io.dimstream.history.Sequence;
 import io.dimstream.history.Version;
+import io.dimstream.history.VersionJson;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +25,7 @@ public final class VersionRows {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final DimensionSpec spec;
+  private final VersionJson replay;
   private final List<Column> keyColumns;
   private final List<Column> attributeColumns;
   private final List<Column> sequenceColumns;
@@ -32,6 +34,7 @@ public final class VersionRows {
 
   public VersionRows(DimensionSpec spec) {
     this.spec = spec;
+    this.replay = new VersionJson(spec);
     this.keyColumns = spec.keyColumns();
     this.attributeColumns = spec.attributeColumns();
     this.sequenceColumns = spec.sequenceColumns();
@@ -56,24 +59,9 @@ public final class VersionRows {
     return h;
   }
 
-  /** The replay JSON object of a version. */
+  /** The replay JSON object of a version ({@link VersionJson#row}). */
   public ObjectNode json(Version v) {
-    ObjectNode n = NODES.objectNode();
-    putKey(n, v.key());
-    for (int i = 0; i < attributeColumns.size(); i++) {
-      Column c = attributeColumns.get(i);
-      n.set(c.name(), ColumnValues.toJson(v.attributes().get(i), c.type()));
-    }
-    n.set(fromNames.get(0), part(v.validFrom(), 0));
-    n.set(toNames.get(0), v.validTo() == null ? NODES.nullNode() : part(v.validTo(), 0));
-    for (int i = 1; i < fromNames.size(); i++) {
-      n.set(fromNames.get(i), part(v.validFrom(), i));
-    }
-    for (int i = 1; i < toNames.size(); i++) {
-      n.set(toNames.get(i), v.validTo() == null ? NODES.nullNode() : part(v.validTo(), i));
-    }
-    n.put(spec.output().isCurrent(), v.isCurrent());
-    return n;
+    return replay.row(v);
   }
 
   /** The cells of a version row as text, in {@link #versionHeader()} order; null values as empty strings. */
