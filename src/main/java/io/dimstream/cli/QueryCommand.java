@@ -96,6 +96,9 @@ final class QueryCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
     @Mixin
     TableOptions options;
 
@@ -130,7 +133,7 @@ final class QueryCommand implements Runnable {
     }
   }
 
-  @Command(name = "as-of", mixinStandardHelpOptions = true,
+  @Command(name = "as-of",
       description = {"The dimension as it was valid at --at: the versions with valid_from <= T < valid_to "
           + "(open versions included), one per key, in table order.",
           "Example: dimstream query as-of --table data/customers --at 2024-01-01T06:00:00Z --where city=Paris"},
@@ -165,7 +168,7 @@ final class QueryCommand implements Runnable {
     }
   }
 
-  @Command(name = "history", mixinStandardHelpOptions = true,
+  @Command(name = "history",
       description = {"Every version of one key, oldest first.",
           "Example: dimstream query history --table data/customers --key 42"},
       exitCodeListHeading = "%nExit codes:%n",
@@ -187,7 +190,7 @@ final class QueryCommand implements Runnable {
     }
   }
 
-  @Command(name = "changes", mixinStandardHelpOptions = true,
+  @Command(name = "changes",
       description = {"The changes in [--from, --to): every insert (a version opened with none closing), update "
           + "(a version closed and the next opened) and delete (a version closed with none opening), ordered by "
           + "time then key, with the attributes that changed.",

@@ -47,6 +47,9 @@ final class TableCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
     @Option(names = "--table", required = true, paramLabel = "DIR", description = "The table directory.")
     Path table;
 
@@ -65,7 +68,7 @@ final class TableCommand implements Runnable {
     }
   }
 
-  @Command(name = "history", mixinStandardHelpOptions = true,
+  @Command(name = "history",
       description = "The table's commits, newest first: version, time, operation and its metrics.",
       exitCodeListHeading = "%nExit codes:%n",
       exitCodeList = {"0:done", "1:the table is missing or unreadable", "2:bad usage"})
@@ -99,7 +102,7 @@ final class TableCommand implements Runnable {
     }
   }
 
-  @Command(name = "optimize", mixinStandardHelpOptions = true,
+  @Command(name = "optimize",
       description = "Merges small files of closed versions into larger ones in one OPTIMIZE commit; rows unchanged.",
       exitCodeListHeading = "%nExit codes:%n",
       exitCodeList = {"0:done (also when there was nothing to merge)", "1:the table is missing or unreadable",
@@ -118,7 +121,7 @@ final class TableCommand implements Runnable {
     }
   }
 
-  @Command(name = "vacuum", mixinStandardHelpOptions = true,
+  @Command(name = "vacuum",
       description = "Deletes data files no table version within the retention needs (the log is never touched).",
       exitCodeListHeading = "%nExit codes:%n",
       exitCodeList = {"0:done", "1:the table is missing or unreadable, or the retention is out of range",
@@ -137,7 +140,7 @@ final class TableCommand implements Runnable {
     }
   }
 
-  @Command(name = "verify", mixinStandardHelpOptions = true,
+  @Command(name = "verify",
       description = {"Checks the SCD2 invariants over the whole table: per key, no overlapping versions, at most "
           + "one open version, valid_from < valid_to, and is_current true exactly when valid_to is null.",
           "Lists the offending keys (at most " + TableVerifier.MAX_LISTED + ")."},

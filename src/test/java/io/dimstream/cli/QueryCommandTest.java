@@ -144,6 +144,6 @@ class QueryCommandTest {
   @Test
   void shouldDocumentExitCodesInHelp() {
     Run r = query("as-of", "--help");
-    assertThat(r.out()).contains("Exit codes:").contains("2").contains("bad --at").contains("terminal");
+    assertThat(r.out()).as(r.code() + r.err()).contains("Exit codes:").contains("2").contains("bad --at").contains("terminal");
   }
 }
