@@ -12,6 +12,12 @@ final class BrokerErrors {
         + cause.getMessage() + ". Fix: give a writable directory (service.data_dir in the spec)", cause);
   }
 
+  static BrokerException dataDirInUse(Path dataDir) {
+    return new BrokerException("Embedded Kafka broker: data directory " + dataDir + " is in use by another "
+        + "embedded broker (in this or another process). Fix: stop the other dimstream process, or give this one "
+        + "its own service.data_dir");
+  }
+
   static BrokerException portInUse(int port) {
     return new BrokerException("Embedded Kafka broker: port " + port + " on 127.0.0.1 is already in use. "
         + "Fix: stop the process that holds it, choose another port, or use port 0 for a free one");

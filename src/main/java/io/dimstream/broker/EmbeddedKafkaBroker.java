@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -26,9 +27,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It is configured for exactly-once processing on one node (transaction state and offsets topics with
  * replication factor 1 and min ISR 1) and keeps everything in its data directory: the cluster id and the ports
- * it used ({@value BrokerState#FILE_NAME}), the generated {@code server.properties}, and the log directory
- * {@code logs/}. Starting again on the same directory keeps topics, records, committed offsets and the cluster
- * id, and reuses the previous client port when it is free, so clients' {@code bootstrap.servers} stays valid.
+ * it used ({@value BrokerState#FILE_NAME}), the generated {@code server.properties}, the log directory
+ * {@code logs/}, and {@value DataDirLock#FILE_NAME}, locked while the broker runs so that a second broker on the
+ * same directory is refused before it touches anything. Starting again on the same directory keeps topics,
+ * records, committed offsets and the cluster id, and reuses the previous client port when it is free, so clients'
+ * {@code bootstrap.servers} stays valid.
  *
  * <p>Close Kafka Streams, producers, consumers and admin clients before {@link #close()}: clients still
  * connected keep retrying against a stopped broker. A fatal broker fault calls Kafka's
@@ -43,12 +46,14 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final Path dataDir;
   private final BrokerState state;
   private final KafkaRaftServer server;
+  private final DataDirLock lock;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private EmbeddedKafkaBroker(Path dataDir, BrokerState state, KafkaRaftServer server) {
+  private EmbeddedKafkaBroker(Path dataDir, BrokerState state, KafkaRaftServer server, DataDirLock lock) {
     this.dataDir = dataDir;
     this.state = state;
     this.server = server;
+    this.lock = lock;
   }
 
   /**
@@ -60,8 +65,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    * @param port    the client port on 127.0.0.1, 1..65535; 0 = the port this directory used last time if it is
    *                free, else any free port (see {@link #bootstrapServers()})
    * @throws IllegalArgumentException if {@code port} is outside 0..65535
-   * @throws BrokerException          if the port is taken, the directory is unusable or locked by another broker,
-   *                                  or the broker fails to start (the message says how to fix it)
+   * @throws BrokerException          if the port is taken, the directory is unusable or used by another broker
+   *                                  (in this or another process), or the broker fails to start (the message
+   *                                  says how to fix it); nothing in the directory is changed when it is in use
    */
   public static EmbeddedKafkaBroker start(Path dataDir, int port) {
     if (port < 0 || port > 65535) {
@@ -69,6 +75,20 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
     long started = System.nanoTime();
     Path dir = dataDir.toAbsolutePath().normalize();
+    DataDirLock lock = DataDirLock.acquire(dir);
+    try {
+      EmbeddedKafkaBroker broker = start(dir, port, lock);
+      LOG.info("Embedded Kafka broker started on {} in {} ms (data dir {}, cluster id {})",
+          broker.bootstrapServers(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), dir,
+          broker.clusterId());
+      return broker;
+    } catch (RuntimeException | Error e) {
+      lock.close();
+      throw e;
+    }
+  }
+
+  private static EmbeddedKafkaBroker start(Path dir, int port, DataDirLock lock) {
     BrokerState state;
     Path serverProperties;
     Properties props;
@@ -108,10 +128,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       shutdownQuietly(server);
       throw BrokerErrors.startFailed(dir, e);
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dir, state, server);
-    LOG.info("Embedded Kafka broker started on {} in {} ms (data dir {}, cluster id {})", broker.bootstrapServers(),
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), dir, state.clusterId());
-    return broker;
+    return new EmbeddedKafkaBroker(dir, state, server, lock);
   }
 
   /** The {@code bootstrap.servers} value for clients: {@code 127.0.0.1:<port>}. */
@@ -139,7 +156,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    * clients; a new mutable map each call.
    */
   public Map<String, Object> clientProperties() {
-    return new java.util.HashMap<>(Map.of("bootstrap.servers", bootstrapServers()));
+    return new HashMap<>(Map.of("bootstrap.servers", bootstrapServers()));
   }
 
   /**
@@ -152,7 +169,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       return;
     }
     long started = System.nanoTime();
-    shutdownQuietly(server);
+    try {
+      shutdownQuietly(server);
+    } finally {
+      lock.close();
+    }
     LOG.info("Embedded Kafka broker on {} stopped in {} ms", bootstrapServers(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }

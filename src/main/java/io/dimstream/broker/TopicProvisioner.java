@@ -22,6 +22,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,9 @@ public final class TopicProvisioner {
         }
       }
       List<String> created = create(admin, missing, bootstrap, timeout);
-      checkCompacted(admin, topics.versions(), bootstrap, timeout);
+      if (!created.contains(topics.versions())) {
+        checkCompacted(admin, topics.versions(), bootstrap, timeout);
+      }
       if (!created.isEmpty()) {
         LOG.info("Created topics {} ({} partitions, replication factor {}) on {}", created, partitions,
             replication, bootstrap);
@@ -113,8 +116,19 @@ public final class TopicProvisioner {
   private static void checkCompacted(Admin admin, String versions, Object bootstrap,
       Duration timeout) {
     ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, versions);
-    Map<ConfigResource, Config> configs = get(admin.describeConfigs(List.of(resource)).all(), bootstrap, timeout,
-        "describe the configuration of topic '" + versions + "'");
+    Map<ConfigResource, Config> configs = null;
+    // A topic created a moment ago by another client may not be known to every broker yet.
+    for (int attempt = 1; configs == null; attempt++) {
+      try {
+        configs = get(admin.describeConfigs(List.of(resource)).all(), bootstrap, timeout,
+            "describe the configuration of topic '" + versions + "'");
+      } catch (BrokerException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || attempt == 20) {
+          throw e;
+        }
+        pause(Duration.ofMillis(250));
+      }
+    }
     ConfigEntry policy = configs.get(resource).get(TopicConfig.CLEANUP_POLICY_CONFIG);
     String value = policy == null || policy.value() == null ? TopicConfig.CLEANUP_POLICY_DELETE : policy.value();
     List<String> policies = List.of(value.replace(" ", "").split(","));
@@ -125,6 +139,14 @@ public final class TopicProvisioner {
       LOG.warn("Topic {} has cleanup.policy={}: versions older than its retention are deleted even when they are "
           + "the latest of their key; use cleanup.policy=compact to keep the full history in the topic", versions,
           value);
+    }
+  }
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      throw BrokerErrors.interrupted("waiting for a new topic to be known", e);
     }
   }
 

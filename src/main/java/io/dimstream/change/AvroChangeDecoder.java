@@ -72,6 +72,12 @@ public final class AvroChangeDecoder implements ChangeDecoder {
       }
       fields.add(new FieldPlan(f.name(), typeName(f.schema()), column, reader(f.schema(), named)));
     }
+    for (String required : concat(spec.key(), spec.sequence())) {
+      if (schema.getField(required) == null) {
+        throw ChangeErrors.unusableAvroSchema(spec, "column '" + required + "' is a key or sequence column but not a"
+            + " field of the schema, so no record could carry it");
+      }
+    }
     this.plan = fields.toArray(new FieldPlan[0]);
   }
 
@@ -176,6 +182,12 @@ public final class AvroChangeDecoder implements ChangeDecoder {
       return NODES.booleanNode(b);
     }
     return NODES.textNode(raw.toString());
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   private static boolean mapsOntoColumn(Schema s) {

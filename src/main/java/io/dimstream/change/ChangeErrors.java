@@ -33,8 +33,20 @@ final class ChangeErrors {
         + " event must carry the key columns " + key + ".");
   }
 
-  static RejectedRecord missingKey(String detail) {
-    return new RejectedRecord(RejectReason.MISSING_KEY, detail);
+  static RejectedRecord tombstoneWithoutKey(List<String> key) {
+    return new RejectedRecord(RejectReason.MISSING_KEY, "The tombstone has no record key; a tombstone deletes the"
+        + " business key held in its record key (a JSON object of the key columns " + key + ", or a bare value for a"
+        + " one-column key).");
+  }
+
+  static RejectedRecord tombstoneKeyNotAnObject(String recordKey, List<String> key) {
+    return new RejectedRecord(RejectReason.MISSING_KEY, "The tombstone's record key is " + shown(recordKey)
+        + ", not a JSON object; a composite key " + key + " needs an object such as {\"" + key.get(0) + "\": ...}.");
+  }
+
+  static RejectedRecord tombstoneKeyNotAValue(String recordKey, String keyColumn) {
+    return new RejectedRecord(RejectReason.MISSING_KEY, "The tombstone's record key is " + shown(recordKey)
+        + ", not a value of key column '" + keyColumn + "'.");
   }
 
   static RejectedRecord missingSequence(Column column, List<String> sequence) {

@@ -121,20 +121,15 @@ final class EventAssembler {
         throw ChangeErrors.tombstoneNotADelete(rule);
       }
       if (recordKey == null || recordKey.length == 0) {
-        throw ChangeErrors.missingKey("The tombstone has no record key; a tombstone deletes the business key held"
-            + " in its record key (a JSON object of the key columns " + spec.key() + ", or a bare value for a"
-            + " one-column key).");
+        throw ChangeErrors.tombstoneWithoutKey(spec.key());
       }
       JsonNode node = parseKey(recordKey, json);
       JsonNode object = node.isObject() ? node : null;
       if (object == null && keyIndex.length != 1) {
-        throw ChangeErrors.missingKey("The tombstone's record key is " + ChangeErrors.shown(node.toString())
-            + ", not a JSON object; a composite key " + spec.key() + " needs an object such as {\""
-            + spec.key().get(0) + "\": ...}.");
+        throw ChangeErrors.tombstoneKeyNotAnObject(node.toString(), spec.key());
       }
       if (object == null && (node.isArray() || node.isNull())) {
-        throw ChangeErrors.missingKey("The tombstone's record key is " + ChangeErrors.shown(node.toString())
-            + ", not a value of key column '" + spec.key().get(0) + "'.");
+        throw ChangeErrors.tombstoneKeyNotAValue(node.toString(), spec.key().get(0));
       }
       boolean sequenceInKey = object != null;
       if (object != null) {

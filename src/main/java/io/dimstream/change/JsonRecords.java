@@ -15,6 +15,9 @@ final class JsonRecords {
       .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
+  private static final java.util.regex.Pattern START_MARKER =
+      java.util.regex.Pattern.compile("\\s*\\(start marker at \\[Source:.*?\\]\\)");
+
   private JsonRecords() {}
 
   /** Parses {@code value} as exactly one JSON object; {@code what} names it in the rejection ("value"). */
@@ -25,7 +28,7 @@ final class JsonRecords {
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      throw ChangeErrors.malformedJson(what, e.getOriginalMessage() + where);
+      throw ChangeErrors.malformedJson(what, tidy(e.getOriginalMessage()) + where);
     } catch (IOException e) {
       throw ChangeErrors.malformedJson(what, String.valueOf(e.getMessage()));
     }
@@ -36,6 +39,17 @@ final class JsonRecords {
       throw ChangeErrors.malformedJson(what, "it is " + kind(node) + " " + ChangeErrors.shown(node.toString()));
     }
     return node;
+  }
+
+  /** Jackson's message without its internals (source locations, binding targets, feature names). */
+  private static String tidy(String message) {
+    if (message == null) {
+      return "unreadable JSON";
+    }
+    if (message.startsWith("Trailing token")) {
+      return "more JSON follows the end of the object";
+    }
+    return START_MARKER.matcher(message).replaceAll("");
   }
 
   private static String kind(JsonNode node) {

@@ -54,6 +54,7 @@ public final class DimensionSpecLoader {
     DimensionSpecBuilder b = DimensionSpec.builder(name).source(file);
     Path baseDir = file == null || file.toAbsolutePath().getParent() == null ? Path.of(".")
         : file.toAbsolutePath().getParent();
+    Map<String, ColumnType> declaredTypes = new LinkedHashMap<>();
     if (root.has("columns") && root.has("schema")) {
       throw SpecErrors.invalid(file, "columns", "both 'columns' and 'schema' are given", "keep only one of them");
     }
@@ -66,6 +67,7 @@ public final class DimensionSpecLoader {
         Map.Entry<String, JsonNode> e = it.next();
         try {
           b.column(e.getKey(), ColumnType.parse(e.getValue().asText()));
+          declaredTypes.put(e.getKey(), ColumnType.parse(e.getValue().asText()));
         } catch (IllegalArgumentException ex) {
           throw SpecErrors.invalid(file, "columns." + e.getKey(), ex.getMessage(), "fix the type of '" + e.getKey() + "'");
         }
@@ -82,6 +84,7 @@ public final class DimensionSpecLoader {
       }
       for (Column c : AvroColumns.columns(schemaJson, file)) {
         b.column(c.name(), c.type());
+        declaredTypes.put(c.name(), c.type());
       }
       b.avroSchema(schemaJson);
     }
@@ -116,14 +119,16 @@ public final class DimensionSpecLoader {
         : deleteRule(root.get("delete"), file));
     if (root.has("topics")) {
       JsonNode t = root.get("topics");
+      checkKnown(t, "topics", Set.of("changes", "versions", "dlq"), file);
       Topics d = Topics.defaults(name);
       b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq())));
     }
     if (root.has("lateness_horizon")) {
-      b.latenessHorizon(horizon(root.get("lateness_horizon"), root, file));
+      b.latenessHorizon(horizon(root.get("lateness_horizon"), root, declaredTypes, file));
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
+      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current"), file);
       OutputColumns d = OutputColumns.DEFAULT;
       b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
           opt(o, "is_current", d.isCurrent())));
@@ -154,6 +159,7 @@ public final class DimensionSpecLoader {
       };
     }
     if (node.isObject() && node.has("column")) {
+      checkKnown(node, "delete", Set.of("column", "equals"), file);
       String column = node.get("column").asText();
       return node.has("equals") ? new DeleteRule.ColumnEquals(column, node.get("equals").asText())
           : new DeleteRule.BooleanColumn(column);
@@ -163,7 +169,7 @@ public final class DimensionSpecLoader {
   }
 
   /** Timestamps count in microseconds and dates in days; a bare number is taken in the sequence's own units. */
-  private static long horizon(JsonNode node, JsonNode root, Path file) {
+  private static long horizon(JsonNode node, JsonNode root, Map<String, ColumnType> declaredTypes, Path file) {
     if (node.isIntegralNumber()) {
       return node.asLong();
     }
@@ -188,7 +194,9 @@ public final class DimensionSpecLoader {
           "write e.g. 30d, 12h, 90m, PT36H, or a plain number in the sequence's units");
     }
     String firstSeq = root.path("sequence").isArray() ? root.path("sequence").path(0).asText() : root.path("sequence").asText();
-    String seqType = root.path("columns").path(firstSeq).asText("timestamp").toLowerCase(Locale.ROOT);
+    // from the parsed columns, so a spec described by an Avro schema gets its sequence's real units
+    ColumnType firstType = declaredTypes.get(firstSeq);
+    String seqType = firstType == null ? "timestamp" : firstType.toString();
     if (seqType.equals("date")) {
       return Math.max(1, d.toDays());
     }
@@ -221,6 +229,7 @@ public final class DimensionSpecLoader {
     int maxRecords = s.compactionMaxRecords();
     JsonNode c = node.get("compaction");
     if (c != null) {
+      checkKnown(c, "service.compaction", Set.of("interval", "max_records"), file);
       if (c.has("interval")) {
         long micros = durationMicros(c.get("interval").asText(), file, "service.compaction.interval");
         interval = Duration.ofNanos(micros * 1000);
@@ -229,6 +238,9 @@ public final class DimensionSpecLoader {
         maxRecords = positiveInt(c.get("max_records"), file, "service.compaction.max_records");
       }
     }
+    if (node.has("http")) {
+      checkKnown(node.get("http"), "service.http", Set.of("host", "port"), file);
+    }
     String host = node.path("http").path("host").asText(s.httpHost());
     int port = node.path("http").has("port") ? node.path("http").get("port").asInt() : s.httpPort();
     if (port < 0 || port > 65535) {
@@ -236,6 +248,16 @@ public final class DimensionSpecLoader {
     }
     int partitions = node.has("partitions") ? positiveInt(node.get("partitions"), file, "service.partitions") : 1;
     return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions);
+  }
+
+  /** A typo in a nested key must not silently fall back to a default. */
+  private static void checkKnown(JsonNode node, String prefix, Set<String> known, Path file) {
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!known.contains(f)) {
+        throw SpecErrors.invalid(file, prefix + "." + f, "unknown field", "use one of " + new java.util.TreeSet<>(known));
+      }
+    }
   }
 
   private static long durationMicros(String text, Path file, String field) {

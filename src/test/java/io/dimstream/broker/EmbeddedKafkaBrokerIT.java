@@ -7,6 +7,7 @@ import io.dimstream.config.DimensionSpec;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,6 +88,30 @@ class EmbeddedKafkaBrokerIT {
       assertThat(readAll(bootstrap, "read_committed")).containsExactly("a", "b", "c");
     }
     assertThat(strayThreads(threadsBefore)).as("non-daemon threads left after close").isEmpty();
+  }
+
+  @Test
+  void shouldRefuseASecondBrokerOnTheSameDataDirectoryWithoutTouchingIt() throws Exception {
+    try (EmbeddedKafkaBroker first = EmbeddedKafkaBroker.start(dataDir, 0)) {
+      byte[] stateBefore = Files.readAllBytes(dataDir.resolve(BrokerState.FILE_NAME));
+
+      assertThatThrownBy(() -> EmbeddedKafkaBroker.start(dataDir, 0))
+          .isInstanceOf(BrokerException.class)
+          .hasMessageContaining(dataDir.toAbsolutePath().toString())
+          .hasMessageContaining("in use by another embedded broker");
+
+      assertThat(Files.readAllBytes(dataDir.resolve(BrokerState.FILE_NAME))).isEqualTo(stateBefore);
+      assertThat(TopicProvisioner.ensure(first.clientProperties(), SPEC)).hasSize(3);
+    }
+  }
+
+  @Test
+  void shouldRefuseADataDirectoryThatIsAFile() throws IOException {
+    Path file = Files.writeString(dataDir.resolve("not-a-dir"), "x");
+
+    assertThatThrownBy(() -> EmbeddedKafkaBroker.start(file, 0))
+        .isInstanceOf(BrokerException.class)
+        .hasMessageContaining("cannot use data directory " + file.toAbsolutePath());
   }
 
   @Test

@@ -2,12 +2,16 @@ package io.dimstream.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.ServiceSettings;
 import io.dimstream.config.Topics;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -40,7 +44,7 @@ class TopicProvisionerIT {
     List<String> created = TopicProvisioner.ensure(KAFKA.clientProperties(), spec);
 
     assertThat(created).containsExactly("products.changes", "products.versions", "products.dlq");
-    Map<String, TopicDescription> topics = admin.describeTopics(created).allTopicNames().get();
+    Map<String, TopicDescription> topics = eventually(() -> admin.describeTopics(created).allTopicNames().get());
     assertThat(topics.values()).allSatisfy(t -> {
       assertThat(t.partitions()).hasSize(3);
       assertThat(t.partitions()).allSatisfy(p -> assertThat(p.replicas()).hasSize(1));
@@ -58,7 +62,7 @@ class TopicProvisionerIT {
     assertThat(TopicProvisioner.ensure(KAFKA.clientProperties(), spec))
         .containsExactly("stores.versions", "stores.dlq");
     assertThat(TopicProvisioner.ensure(KAFKA.clientProperties(), spec)).isEmpty();
-    assertThat(admin.describeTopics(List.of("stores.changes")).allTopicNames().get()
+    assertThat(eventually(() -> admin.describeTopics(List.of("stores.changes")).allTopicNames().get())
         .get("stores.changes").partitions()).hasSize(2);
   }
 
@@ -117,8 +121,14 @@ class TopicProvisionerIT {
         .key("id").sequence("updated_at").service(service).build();
   }
 
-  private static String cleanupPolicy(String topic) throws Exception {
+  private static String cleanupPolicy(String topic) {
     ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-    return admin.describeConfigs(List.of(r)).all().get().get(r).get("cleanup.policy").value();
+    return eventually(() -> admin.describeConfigs(List.of(r)).all().get().get(r).get("cleanup.policy").value());
+  }
+
+  /** A just-created topic may take a moment to be known to the broker that answers. */
+  private static <T> T eventually(Callable<T> call) {
+    return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+        .until(call, Objects::nonNull);
   }
 }

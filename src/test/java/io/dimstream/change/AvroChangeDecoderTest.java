@@ -162,6 +162,18 @@ class AvroChangeDecoderTest {
   }
 
   @Test
+  void shouldRefuseASpecWhoseSequenceColumnIsNotInTheSchema() {
+    String schema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}";
+    DimensionSpec spec = DimensionSpec.builder("r").inputFormat(InputFormat.AVRO).avroSchema(schema)
+        .column("id", "long").column("seq", "long").key("id").sequence("seq").build();
+
+    assertThatThrownBy(() -> ChangeDecoder.forSpec(spec))
+        .isInstanceOf(ChangeException.class)
+        .hasMessageContaining("'seq'")
+        .hasMessageContaining("Fix:");
+  }
+
+  @Test
   void shouldRefuseASpecWhoseColumnIsAnAvroArray() {
     String schema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"},"
         + "{\"name\":\"seq\",\"type\":\"long\"},{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"string\"}}]}";

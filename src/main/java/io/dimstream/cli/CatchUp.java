@@ -1,0 +1,75 @@
+package io.dimstream.cli;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.topology.DimensionTopology;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Decides when a running dimension has caught up with its input: the topology has consumed and committed every
+ * record of its source topics, and the table records, for every versions-topic partition, the offset of that
+ * partition's last record.
+ */
+final class CatchUp {
+  private CatchUp() {}
+
+  /** Whether the Streams application has committed offsets at the end of the changes and repartition topics. */
+  static boolean streamsCaughtUp(Map<String, Object> kafka, DimensionSpec spec, String applicationId) {
+    try (Admin admin = Admin.create(new HashMap<>(kafka))) {
+      Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
+          .partitionsToOffsetAndMetadata().get();
+      String repartition = applicationId + "-" + DimensionTopology.repartitionName(spec) + "-repartition";
+      List<String> sources = List.of(spec.topics().changes(), repartition);
+      Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+      for (var d : admin.describeTopics(sources).allTopicNames().get().values()) {
+        d.partitions().forEach(p -> request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+      }
+      Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(request,
+          new org.apache.kafka.clients.admin.ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get();
+      for (var e : ends.entrySet()) {
+        long end = e.getValue().offset();
+        OffsetAndMetadata c = committed.get(e.getKey());
+        if (end > 0 && (c == null || c.offset() < end)) {
+          return false;
+        }
+      }
+      return true;
+    } catch (Exception e) {
+      return false; // topics or group not there yet: not caught up
+    }
+  }
+
+  /** Whether the table records every versions-topic record that exists now. */
+  static boolean tableCaughtUp(Map<String, Object> kafka, DimensionSpec spec, TableSinkAdapter table) {
+    TopicReader.Contents versions = TopicReader.readAll(kafka, spec.topics().versions(), false);
+    for (var e : versions.lastOffsets().entrySet()) {
+      OptionalLong recorded = table.txnVersion(spec.name() + "-versions-" + e.getKey());
+      if (recorded.isEmpty() || recorded.getAsLong() < e.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Polls {@code condition} every 250 ms until it holds or {@code timeout} passes. */
+  static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      Thread.sleep(250);
+    }
+    return condition.getAsBoolean();
+  }
+}

@@ -1,0 +1,148 @@
+package io.dimstream.cli;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.Version;
+import io.dimstream.table.DeltaTable;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code dimstream demo}: the whole streaming path on the example dimension, or on your own spec and file. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = {"Starts an embedded Kafka broker, runs a dimension, sends a change file through it, waits until",
+        "the Delta table holds every version, prints a summary and keeps serving queries until Ctrl-C.",
+        "Defaults: the example customers dimension (examples/customers.yaml) and its change stream with late,",
+        "duplicate and delete events (examples/customers-changes.jsonl)."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:the table caught up (and, without --exit-when-done, the service was stopped)",
+        "1:the service failed or did not catch up in time", "2:bad spec or usage"})
+final class DemoCommand implements Callable<Integer> {
+  static final Path EXAMPLE_SPEC = Path.of("examples", "customers.yaml");
+  static final Path EXAMPLE_INPUT = Path.of("examples", "customers-changes.jsonl");
+  private static final String DEMO_MARKER = ".dimstream-demo";
+
+  @Option(names = "--config", description = "Dimension spec; default: ${DEFAULT-VALUE}.")
+  Path config = EXAMPLE_SPEC;
+
+  @Option(names = "--input", description = "Change events (.jsonl or .csv); default: ${DEFAULT-VALUE}.")
+  Path input = EXAMPLE_INPUT;
+
+  @Option(names = "--exit-when-done", description = "Stop and exit once the table has caught up (for scripts).")
+  boolean exitWhenDone;
+
+  @Option(names = "--timeout", description = "Give up when the table has not caught up after this many seconds; "
+      + "default: ${DEFAULT-VALUE}.")
+  long timeoutSeconds = 600;
+
+  @Mixin
+  ServiceOptions options = new ServiceOptions();
+
+  @Override
+  public Integer call() throws Exception {
+    if (!Files.isRegularFile(input)) {
+      throw CliErrors.missingInput(input);
+    }
+    if (options.dataDir == null) {
+      options.dataDir = Path.of("data", "demo");
+    }
+    freshDemoDir(options.dataDir);
+    DimensionSpec spec = options.apply(Specs.load(config));
+    if (Files.exists(spec.service().tablePath().resolve("_delta_log"))) {
+      throw new CliErrors.UsageError(spec.service().tablePath() + " already holds a table, fed by another Kafka. Fix: "
+          + "pass a new directory with --table (the demo starts a fresh broker every time)");
+    }
+    spec = spec.withService(spec.service().withCompaction(Duration.ofSeconds(1), spec.service().compactionMaxRecords()));
+    PrintStream out = System.out;
+    try (DimensionService service = DimensionService.start(spec, options.bootstrapServers)) {
+      long sent = ProduceCommand.produce(spec, input, service.kafka());
+      out.printf("Sent %,d change records to %s; waiting for the table to catch up...%n", sent, spec.topics().changes());
+      DimensionSpec s = spec;
+      boolean caughtUp = CatchUp.await(
+          () -> CatchUp.streamsCaughtUp(service.kafka(), s, "dimstream-" + s.name())
+              && CatchUp.tableCaughtUp(service.kafka(), s, service.table()),
+          Duration.ofSeconds(timeoutSeconds));
+      if (!caughtUp) {
+        System.err.println("The table did not catch up within " + timeoutSeconds + " s; see the log above.");
+        return 1;
+      }
+      printSummary(out, service, sent);
+      if (!exitWhenDone) {
+        out.println("Serving until Ctrl-C.");
+        CountDownLatch forever = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+          service.close();
+          forever.countDown();
+        }));
+        forever.await();
+      }
+    }
+    return 0;
+  }
+
+  private static void printSummary(PrintStream out, DimensionService service, long sent) {
+    DimensionSpec spec = service.spec();
+    DeltaTable table = service.table().table();
+    long versions = 0;
+    long current = 0;
+    Version sample = null;
+    try (Stream<Version> rows = table.latest().scan()) {
+      for (Iterator<Version> it = rows.iterator(); it.hasNext(); ) {
+        Version v = it.next();
+        versions++;
+        if (v.isCurrent()) {
+          current++;
+          if (sample == null) {
+            sample = v;
+          }
+        }
+      }
+    }
+    long dlq = TopicReader.readAll(service.kafka(), spec.topics().dlq(), false).records();
+    Path tablePath = spec.service().tablePath().toAbsolutePath().normalize();
+    out.println();
+    out.println("dimstream demo: " + spec.name());
+    out.printf("  change records sent     %,d%n", sent);
+    out.printf("  versions in the table   %,d%n", versions);
+    out.printf("  current rows            %,d%n", current);
+    out.printf("  late events spliced     %,d%n", service.lateEventsSpliced());
+    out.printf("  dead-letter records     %,d  (topic %s)%n", dlq, spec.topics().dlq());
+    out.printf("  table version           %d%n", table.latest().version());
+    out.printf("  table                   %s%n", tablePath);
+    out.println();
+    out.println("Query it:");
+    String key = sample == null ? "1" : String.valueOf(sample.key().values().get(0));
+    out.printf("  ./dimstream query history --table %s --key %s%n", tablePath, key);
+    out.printf("  ./dimstream query as-of --table %s --at 2026-01-01T00:00:00Z%n", tablePath);
+    out.printf("  duckdb -c \"INSTALL delta; LOAD delta; SELECT * FROM delta_scan('%s') LIMIT 10\"%n", tablePath);
+  }
+
+  /** The demo always starts from scratch, but only ever deletes a directory an earlier demo made. */
+  private static void freshDemoDir(Path dir) throws IOException {
+    if (Files.exists(dir.resolve(DEMO_MARKER))) {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    } else if (Files.exists(dir)) {
+      try (Stream<Path> entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new CliErrors.UsageError(dir + " exists and was not made by the demo. Fix: pass an empty or new "
+              + "directory with --data-dir");
+        }
+      }
+    }
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(DEMO_MARKER), "made by dimstream demo; deleted by the next demo run\n");
+  }
+}

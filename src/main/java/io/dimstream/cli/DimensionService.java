@@ -1,0 +1,196 @@
+package io.dimstream.cli;
+
+import io.dimstream.broker.EmbeddedKafkaBroker;
+import io.dimstream.broker.TopicProvisioner;
+import io.dimstream.compactor.Compactor;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.VersionJson;
+import io.dimstream.topology.DimensionTopology;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running dimension: the embedded broker (when no Kafka is configured), the topics, the Kafka Streams
+ * topology, the compactor and the query endpoint, started in that order and closed in the reverse order.
+ * Wiring only: every part lives in its own package.
+ */
+final class DimensionService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DimensionService.class);
+
+  private final DimensionSpec spec;
+  private EmbeddedKafkaBroker broker;
+  private KafkaStreams streams;
+  private Compactor compactor;
+  private Thread compactorThread;
+  private TableSinkAdapter table;
+  private Map<String, Object> kafka;
+  private final java.util.concurrent.CountDownLatch failed = new java.util.concurrent.CountDownLatch(1);
+  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+  private DimensionService(DimensionSpec spec) {
+    this.spec = spec;
+  }
+
+  /** Starts everything; on failure closes what was started and rethrows. */
+  static DimensionService start(DimensionSpec spec, String bootstrapOverride) {
+    DimensionService s = new DimensionService(spec);
+    try {
+      s.startAll(bootstrapOverride);
+      return s;
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
+  }
+
+  private void startAll(String bootstrapOverride) {
+    Path dataDir = spec.service().dataDir();
+    kafka = new HashMap<>(spec.service().kafka());
+    if (bootstrapOverride != null) {
+      kafka.put("bootstrap.servers", bootstrapOverride);
+    }
+    if (kafka.get("bootstrap.servers") == null) {
+      long t0 = System.nanoTime();
+      broker = EmbeddedKafkaBroker.start(dataDir.resolve("kafka"), 0);
+      kafka.put("bootstrap.servers", broker.bootstrapServers());
+      writeBootstrapFile(broker.bootstrapServers());
+      LOG.info("Embedded Kafka broker up at {} in {} ms (data in {})", broker.bootstrapServers(),
+          (System.nanoTime() - t0) / 1_000_000, dataDir.resolve("kafka").toAbsolutePath());
+    }
+    TopicProvisioner.ensure(kafka, spec);
+
+    StreamsBuilder builder = new StreamsBuilder();
+    DimensionTopology.build(builder, spec);
+    Map<String, String> streamsKafka = new HashMap<>();
+    kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
+    Properties props = DimensionTopology.config(spec, streamsKafka, dataDir.resolve("streams"));
+    props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + spec.service().httpPort());
+    props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
+    streams = new KafkaStreams(builder.build(), props);
+    streams.setUncaughtExceptionHandler(e -> {
+      LOG.error("Stream thread of {} failed; replacing it: {}", spec.name(), e.toString(), e);
+      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+    });
+    streams.setStateListener((now, before) -> {
+      if (now == KafkaStreams.State.ERROR) {
+        failed.countDown();
+      }
+    });
+    streams.start();
+
+    table = TableSinkAdapter.openOrCreate(spec);
+    VersionJson json = new VersionJson(spec);
+    compactor = new Compactor(spec, spec.service().tablePath(), table, json::decodeChange, kafka,
+        owner(), Clock.systemUTC());
+    compactorThread = new Thread(() -> {
+      try {
+        compactor.run();
+      } finally {
+        if (compactor.failure() != null) {
+          failed.countDown();
+        }
+      }
+    }, "compactor-" + spec.name());
+    compactorThread.setDaemon(true);
+    compactorThread.start();
+    LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
+        spec.topics().versions(), spec.service().tablePath().toAbsolutePath());
+  }
+
+  /** A restarted instance on the same host and data directory owns the same table lease. */
+  private String owner() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      host = "localhost";
+    }
+    return host + ":" + spec.service().dataDir().toAbsolutePath().normalize();
+  }
+
+  private void writeBootstrapFile(String servers) {
+    Path file = KafkaClients.bootstrapFile(spec);
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, servers);
+    } catch (IOException e) {
+      LOG.warn("Could not write {}: {}; `dimstream produce` will need --bootstrap-servers", file, e.toString());
+    }
+  }
+
+  DimensionSpec spec() {
+    return spec;
+  }
+
+  Map<String, Object> kafka() {
+    return Map.copyOf(kafka);
+  }
+
+  KafkaStreams streams() {
+    return streams;
+  }
+
+  Compactor compactor() {
+    return compactor;
+  }
+
+  TableSinkAdapter table() {
+    return table;
+  }
+
+  /** Blocks until a part of the service fails (Streams in ERROR, or the compactor stopped with an error). */
+  void awaitFailure() throws InterruptedException {
+    failed.await();
+  }
+
+  /** The number of late events spliced into history so far, from the topology's metrics. */
+  long lateEventsSpliced() {
+    return (long) metricTotal("late-events-spliced-total");
+  }
+
+  /** Sums a dimstream metric of the topology over every stream thread and task of this instance. */
+  double metricTotal(String name) {
+    if (streams == null) {
+      return 0;
+    }
+    double sum = 0;
+    for (var e : streams.metrics().entrySet()) {
+      if (e.getKey().name().equals(name) && e.getKey().group().equals("dimstream")
+          && e.getValue().metricValue() instanceof Number n) {
+        sum += n.doubleValue();
+      }
+    }
+    return sum;
+  }
+
+  /** Stops in reverse order: streams flush and commit, the compactor commits what it read, the broker last. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (streams != null) {
+      streams.close(Duration.ofSeconds(30));
+    }
+    if (compactor != null) {
+      compactor.stop(Duration.ofSeconds(60));
+    }
+    if (broker != null) {
+      broker.close();
+    }
+    LOG.info("dimstream {} stopped", spec.name());
+  }
+}

@@ -1,0 +1,42 @@
+package io.dimstream.cli;
+
+import io.dimstream.config.DimensionSpec;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code dimstream run}: the service, until SIGTERM or Ctrl-C. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+    description = {"Runs a dimension: topology, compactor and query endpoint, until stopped (Ctrl-C, SIGTERM).",
+        "With no Kafka configured it starts an embedded single-node broker under the data directory.",
+        "A restart resumes where the last run stopped, after a clean stop or a crash."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:stopped cleanly", "1:a part of the service failed (see the log)", "2:bad spec or usage"})
+final class RunCommand implements Callable<Integer> {
+
+  @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
+  Path config;
+
+  @Mixin
+  ServiceOptions options = new ServiceOptions();
+
+  @Override
+  public Integer call() throws Exception {
+    DimensionSpec spec = options.apply(Specs.load(config));
+    DimensionService service = DimensionService.start(spec, options.bootstrapServers);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      service.close();
+      stopped.countDown();
+    }, "dimstream-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    service.awaitFailure();
+    // A part failed: close what is left, then report.
+    Runtime.getRuntime().removeShutdownHook(hook);
+    service.close();
+    return 1;
+  }
+}

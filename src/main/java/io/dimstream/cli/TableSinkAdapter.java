@@ -1,0 +1,49 @@
+package io.dimstream.cli;
+
+import io.dimstream.compactor.TableSink;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.VersionChange;
+import io.dimstream.table.CommitResult;
+import io.dimstream.table.DeltaTable;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/** Lets the compactor write the Delta table without either package knowing the other. */
+final class TableSinkAdapter implements TableSink {
+  private final DeltaTable table;
+
+  private TableSinkAdapter(DeltaTable table) {
+    this.table = table;
+  }
+
+  static TableSinkAdapter openOrCreate(DimensionSpec spec) {
+    return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tablePath(), spec));
+  }
+
+  DeltaTable table() {
+    return table;
+  }
+
+  @Override
+  public OptionalLong txnVersion(String appId) {
+    long v = table.txnVersion(appId);
+    return v < 0 ? OptionalLong.empty() : OptionalLong.of(v);
+  }
+
+  @Override
+  public String commit(List<VersionChange> changes, Map<String, Long> txns) {
+    CommitResult r = table.commit(changes, txns, "MERGE");
+    if (!r.committed()) {
+      return String.format(Locale.ROOT, "nothing new (table already at version %d holds these offsets)", r.version());
+    }
+    return String.format(Locale.ROOT, "table version %d: +%d inserted ~%d updated -%d deleted, %d files added, %d removed",
+        r.version(), r.rowsInserted(), r.rowsUpdated(), r.rowsDeleted(), r.filesAdded(), r.filesRemoved());
+  }
+
+  @Override
+  public long latestVersion() {
+    return table.latest().version();
+  }
+}

@@ -1,0 +1,272 @@
+package io.dimstream.table;
+
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.Sequence;
+import io.dimstream.history.Version;
+import io.dimstream.history.VersionChange;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * Plans and writes the data files of one batch of version changes against one table state (copy-on-write):
+ * the current-partition bucket files of the changed keys are rewritten; closed versions are appended as new
+ * files; a closed-partition file is rewritten only when it holds a changed identity (found through its key and
+ * valid_from statistics, then confirmed by reading it).
+ */
+final class CommitPlanner {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CommitPlanner.class);
+  /** A version's identity: business key and full opening sequence. */
+  record Identity(BusinessKey key, Sequence validFrom) {}
+
+  /** The files written and removed, and the row counts for commitInfo's operationMetrics. */
+  record Plan(List<AddFile> added, List<AddFile> removed, long inserted, long updated, long deleted, long copied,
+      long outputRows) {
+    boolean isEmpty() {
+      return added.isEmpty() && removed.isEmpty();
+    }
+  }
+
+  private final DeltaTable table;
+  private final TableState state;
+  private final TableLayout layout;
+  private final int buckets;
+  private final CompressionCodecName codec;
+  private final long targetFileRows;
+  private final List<AddFile> added = new ArrayList<>();
+
+  CommitPlanner(DeltaTable table, TableState state, TableLayout layout) {
+    this.table = table;
+    this.state = state;
+    this.layout = layout;
+    Map<String, String> conf = state.metadata.configuration();
+    this.buckets = TableProperties.buckets(conf);
+    this.codec = TableProperties.codec(conf);
+    this.targetFileRows = TableProperties.targetFileRows(conf);
+  }
+
+  /** Files already written by this planner (to delete when the commit loses its race). */
+  List<AddFile> written() {
+    return added;
+  }
+
+  Plan plan(List<VersionChange> changes) {
+    Map<Identity, VersionChange> last = new LinkedHashMap<>();
+    for (VersionChange c : changes) {
+      VersionChange n = normalize(c);
+      last.put(new Identity(n.key(), n.validFrom()), n);
+    }
+    Map<Integer, List<AddFile>> currentByBucket = new HashMap<>();
+    List<AddFile> unbucketed = new ArrayList<>();
+    List<AddFile> closedFiles = new ArrayList<>();
+    for (AddFile a : state.adds.values()) {
+      if (isCurrent(a)) {
+        int b = Buckets.parse(a.path());
+        if (b < 0 || b >= buckets) {
+          unbucketed.add(a);
+        } else {
+          currentByBucket.computeIfAbsent(b, x -> new ArrayList<>()).add(a);
+        }
+      } else {
+        closedFiles.add(a);
+      }
+    }
+    // current partition: read every touched bucket (all of them when another engine left unbucketed files)
+    Set<Integer> touched = new HashSet<>();
+    for (Identity id : last.keySet()) {
+      touched.add(Buckets.of(id.key(), buckets));
+    }
+    if (!unbucketed.isEmpty()) {
+      touched.addAll(currentByBucket.keySet());
+    }
+    Map<Integer, Map<Identity, Version>> bucketRows = new HashMap<>();
+    Set<Integer> dirty = new HashSet<>();
+    List<AddFile> removed = new ArrayList<>();
+    long rowsRead = 0;
+    for (int b : touched) {
+      Map<Identity, Version> rows = bucketRows.computeIfAbsent(b, x -> new HashMap<>());
+      for (AddFile f : currentByBucket.getOrDefault(b, List.of())) {
+        rowsRead += readInto(f, rows);
+      }
+    }
+    for (AddFile f : unbucketed) {
+      Map<Identity, Version> tmp = new HashMap<>();
+      rowsRead += readInto(f, tmp);
+      tmp.forEach((id, v) -> bucketRows.computeIfAbsent(Buckets.of(id.key(), buckets), x -> new HashMap<>()).put(id, v));
+      removed.add(f);
+      dirty.addAll(touched);
+    }
+    // closed partition: only files whose statistics admit a changed identity, and only if it is really there
+    Set<Identity> unresolved = new HashSet<>();
+    for (Identity id : last.keySet()) {
+      if (!bucketRows.get(Buckets.of(id.key(), buckets)).containsKey(id)) {
+        unresolved.add(id);
+      }
+    }
+    Set<Identity> foundClosed = new HashSet<>();
+    List<List<Version>> keptClosed = new ArrayList<>();
+    long copied = 0;
+    if (!unresolved.isEmpty()) {
+      for (AddFile f : closedFiles) {
+        FileStats st = table.stats(f, layout);
+        boolean candidate = false;
+        for (Identity id : unresolved) {
+          if (st.mayContainValidFrom(id.validFrom().first()) && st.mayContainKey(id.key())) {
+            candidate = true;
+            break;
+          }
+        }
+        if (!candidate) {
+          continue;
+        }
+        List<Version> kept = new ArrayList<>();
+        boolean hit = false;
+        try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
+          while (it.hasNext()) {
+            Version v = it.next();
+            Identity id = new Identity(v.key(), v.validFrom());
+            if (unresolved.contains(id)) {
+              foundClosed.add(id);
+              hit = true;
+            } else {
+              kept.add(v);
+            }
+          }
+        }
+        if (hit) {
+          removed.add(f);
+          keptClosed.add(kept);
+          copied += kept.size();
+        }
+      }
+    }
+    // apply the changes, the last one per identity
+    long inserted = 0;
+    long updated = 0;
+    long deleted = 0;
+    List<Version> newClosed = new ArrayList<>();
+    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
+      Identity id = e.getKey();
+      int b = Buckets.of(id.key(), buckets);
+      Map<Identity, Version> rows = bucketRows.get(b);
+      boolean existed = rows.remove(id) != null;
+      if (existed) {
+        dirty.add(b);
+      }
+      existed |= foundClosed.contains(id);
+      if (e.getValue() instanceof VersionChange.Upsert u) {
+        if (existed) {
+          updated++;
+        } else {
+          inserted++;
+        }
+        if (u.version().isCurrent()) {
+          rows.put(id, u.version());
+          dirty.add(b);
+        } else {
+          newClosed.add(u.version());
+        }
+      } else if (existed) {
+        deleted++;
+      }
+    }
+    // write: dirty buckets, new closed versions, rewritten closed files
+    long output = 0;
+    String currentDir = layout.isCurrent + "=true";
+    String closedDir = layout.isCurrent + "=false";
+    String codecName = codec.name().toLowerCase(java.util.Locale.ROOT);
+    for (int b : new java.util.TreeSet<>(dirty)) {
+      removed.addAll(currentByBucket.getOrDefault(b, List.of()));
+      Map<Identity, Version> rows = bucketRows.get(b);
+      if (!rows.isEmpty()) {
+        List<Version> sorted = new ArrayList<>(rows.values());
+        sorted.sort(ValueOrder.BY_IDENTITY);
+        added.add(DataFiles.write(table.path(), Buckets.currentFile(currentDir, b, codecName), sorted, layout, true,
+            codec));
+        output += sorted.size();
+      }
+    }
+    // rows of dirty buckets that did not change were copied
+    for (int b : dirty) {
+      copied += bucketRows.get(b).size();
+    }
+    copied -= countCurrentUpserts(last);
+    newClosed.sort(ValueOrder.BY_IDENTITY);
+    for (int from = 0; from < newClosed.size(); from += (int) targetFileRows) {
+      List<Version> chunk = newClosed.subList(from, (int) Math.min(newClosed.size(), from + targetFileRows));
+      added.add(DataFiles.write(table.path(), Buckets.closedFile(closedDir, codecName), chunk, layout, false, codec));
+      output += chunk.size();
+    }
+    for (List<Version> kept : keptClosed) {
+      if (!kept.isEmpty()) {
+        added.add(DataFiles.write(table.path(), Buckets.closedFile(closedDir, codecName), kept, layout, false, codec));
+        output += kept.size();
+      }
+    }
+    LOG.debug("{}: planned on version {}: read {} current rows, {} closed files rewritten",
+        table.path(), state.version, rowsRead, keptClosed.size());
+    return new Plan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, Math.max(0, copied),
+        output);
+  }
+
+  private static long countCurrentUpserts(Map<Identity, VersionChange> last) {
+    long n = 0;
+    for (VersionChange c : last.values()) {
+      if (c instanceof VersionChange.Upsert u && u.version().isCurrent()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private int readInto(AddFile f, Map<Identity, Version> rows) {
+    int n = 0;
+    try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
+      while (it.hasNext()) {
+        Version v = it.next();
+        rows.put(new Identity(v.key(), v.validFrom()), v);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private java.nio.file.Path path(AddFile f) {
+    return DataFiles.resolve(table.path(), f.path());
+  }
+
+  private boolean isCurrent(AddFile a) {
+    return "true".equals(a.partitionValues().get(layout.isCurrent));
+  }
+
+  /** Checks a change against the table's shape and gives its key the column types. */
+  private VersionChange normalize(VersionChange c) {
+    int parts = layout.validFromColumns.size();
+    BusinessKey key = layout.normalizeKey(c.key());
+    if (c.validFrom() == null || c.validFrom().size() != parts) {
+      throw TableErrors.badChange(table.path(), "version " + c.key() + "@" + c.validFrom() + " needs a valid_from of "
+          + parts + " sequence part(s)");
+    }
+    if (c instanceof VersionChange.Upsert u) {
+      Version v = u.version();
+      if (v.attributes().size() != layout.attributeColumns.size()) {
+        throw TableErrors.badChange(table.path(), "version " + c.key() + "@" + c.validFrom() + " has "
+            + v.attributes().size() + " attributes but the table has " + layout.attributeColumns.size() + " "
+            + layout.attributeColumns.stream().map(io.dimstream.config.Column::name).toList());
+      }
+      if (v.validTo() != null && v.validTo().size() != parts) {
+        throw TableErrors.badChange(table.path(), "version " + c.key() + "@" + c.validFrom()
+            + " needs a valid_to of " + parts + " sequence part(s)");
+      }
+      return key == c.key() ? u : new VersionChange.Upsert(new Version(key, v.validFrom(), v.validTo(),
+          v.attributes()), u.kind());
+    }
+    return key == c.key() ? c : new VersionChange.Retraction(key, c.validFrom());
+  }
+}

@@ -1,0 +1,51 @@
+package io.dimstream.table;
+
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.Version;
+import java.util.Comparator;
+import java.util.List;
+
+/** Orders column values as Parquet and Delta statistics do (strings by code point), and versions by identity. */
+final class ValueOrder {
+  static final Comparator<Version> BY_IDENTITY = (a, b) -> {
+    int c = compareKeys(a.key(), b.key());
+    return c != 0 ? c : a.validFrom().compareTo(b.validFrom());
+  };
+
+  private ValueOrder() {}
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static int compare(Object a, Object b) {
+    if (a instanceof String x && b instanceof String y) {
+      return compareCodePoints(x, y);
+    }
+    return ((Comparable) a).compareTo(b);
+  }
+
+  static int compareKeys(BusinessKey a, BusinessKey b) {
+    List<Object> x = a.values();
+    List<Object> y = b.values();
+    for (int i = 0; i < x.size(); i++) {
+      int c = compare(x.get(i), y.get(i));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
+  private static int compareCodePoints(String x, String y) {
+    int i = 0;
+    int j = 0;
+    while (i < x.length() && j < y.length()) {
+      int a = x.codePointAt(i);
+      int b = y.codePointAt(j);
+      if (a != b) {
+        return Integer.compare(a, b);
+      }
+      i += Character.charCount(a);
+      j += Character.charCount(b);
+    }
+    return Integer.compare(x.length() - i, y.length() - j);
+  }
+}

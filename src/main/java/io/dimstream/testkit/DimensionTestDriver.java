@@ -1,0 +1,254 @@
+package io.dimstream.testkit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.ColumnValues;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.BusinessKeys;
+import io.dimstream.history.Version;
+import io.dimstream.history.VersionJson;
+import io.dimstream.topology.DimensionTopology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * Drives a dimension's real topology (the one {@code dimstream run} runs) under Kafka Streams'
+ * {@code TopologyTestDriver}: no broker, no threads, results right after {@link #send}. For your own tests of a
+ * dimension spec and of the change streams you feed it:
+ *
+ * <pre>{@code
+ * try (DimensionTestDriver dim = DimensionTestDriver.of(Path.of("customers.yaml"))) {
+ *   dim.send("{\"customer_id\":42,\"city\":\"Oslo\",\"updated_at\":\"2026-01-01T00:00:00Z\"}");
+ *   assertThat(dim.current(42).orElseThrow().attributes()).contains("Oslo");
+ *   dim.assertInvariants();
+ * }
+ * }</pre>
+ *
+ * Key values are given in the spec's key order; a whole number is accepted for a long key, an ISO-8601 string
+ * for a timestamp or date key. Not thread-safe. Close it to delete its state directory.
+ */
+public final class DimensionTestDriver implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** A record the topology sent to the dead-letter topic. */
+  public record Rejection(String reason, String detail, byte[] key, byte[] value) {
+    /** The rejected value as UTF-8 text, or null for a tombstone. */
+    public String valueText() {
+      return value == null ? null : new String(value, StandardCharsets.UTF_8);
+    }
+  }
+
+  private final DimensionSpec spec;
+  private final Path stateDir;
+  private final TopologyTestDriver driver;
+  private final TestInputTopic<byte[], byte[]> changes;
+  private final TestOutputTopic<byte[], byte[]> versionsTopic;
+  private final TestOutputTopic<byte[], byte[]> dlqTopic;
+  private final VersionJson json;
+  private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
+  private final List<Rejection> rejections = new ArrayList<>();
+
+  private DimensionTestDriver(DimensionSpec spec) {
+    this.spec = spec;
+    try {
+      this.stateDir = Files.createTempDirectory("dimstream-testkit-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    StreamsBuilder builder = new StreamsBuilder();
+    DimensionTopology.build(builder, spec);
+    Properties props = DimensionTopology.config(spec, Map.of("bootstrap.servers", "testkit:9092"), stateDir);
+    driver = new TopologyTestDriver(builder.build(), props, Instant.parse("2026-01-01T00:00:00Z"));
+    changes = driver.createInputTopic(spec.topics().changes(), new ByteArraySerializer(), new ByteArraySerializer());
+    versionsTopic = driver.createOutputTopic(spec.topics().versions(), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
+    dlqTopic = driver.createOutputTopic(spec.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    json = new VersionJson(spec);
+  }
+
+  public static DimensionTestDriver of(DimensionSpec spec) {
+    return new DimensionTestDriver(spec);
+  }
+
+  /** Loads the spec file (as {@code dimstream run --config} would) and drives it. */
+  public static DimensionTestDriver of(Path specFile) {
+    return new DimensionTestDriver(DimensionSpecLoader.load(specFile));
+  }
+
+  public DimensionSpec spec() {
+    return spec;
+  }
+
+  /** Sends change records as they would appear on the changes topic (JSON text for json/debezium-json specs). */
+  public DimensionTestDriver send(String... records) {
+    for (String r : records) {
+      changes.pipeInput(null, r.getBytes(StandardCharsets.UTF_8));
+    }
+    return this;
+  }
+
+  /** Sends change events given as maps of column name to value (rendered as JSON). */
+  @SafeVarargs
+  public final DimensionTestDriver send(Map<String, ?>... events) {
+    for (Map<String, ?> e : events) {
+      try {
+        changes.pipeInput(null, JSON.writeValueAsBytes(e));
+      } catch (IOException ex) {
+        throw new UncheckedIOException(ex);
+      }
+    }
+    return this;
+  }
+
+  /** Sends one raw record: Avro bytes, a keyed record, or a tombstone ({@code value} null). */
+  public DimensionTestDriver sendRecord(byte[] key, byte[] value) {
+    changes.pipeInput(key, value);
+    return this;
+  }
+
+  /** Sends a generated stream in its arrival order. */
+  public DimensionTestDriver send(ChangeStreams.GeneratedStream stream) {
+    stream.values().forEach(v -> changes.pipeInput(null, v));
+    return this;
+  }
+
+  /** Every version the emitted records describe, sorted by key then {@code valid_from}. */
+  public List<Version> versions() {
+    drain();
+    List<Version> out = new ArrayList<>(table.values());
+    out.sort(BusinessKeys.VERSION_ORDER);
+    return out;
+  }
+
+  /** One key's versions, oldest first. */
+  public List<Version> versions(Object... keyValues) {
+    BusinessKey key = key(keyValues);
+    return versions().stream().filter(v -> v.key().equals(key)).toList();
+  }
+
+  /** The key's open version, if it has one. */
+  public Optional<Version> current(Object... keyValues) {
+    return versions(keyValues).stream().filter(Version::isCurrent).findFirst();
+  }
+
+  /**
+   * The key's version valid at {@code at} ({@code valid_from <= at < valid_to}, open versions included).
+   *
+   * @param at an {@link Instant} or ISO-8601 string for timestamp sequences, a {@link LocalDate} for dates, a
+   *           number for numeric sequences
+   */
+  public Optional<Version> asOf(Object at, Object... keyValues) {
+    long t = sequencePoint(at);
+    return versions(keyValues).stream()
+        .filter(v -> v.validFrom().first() <= t && (v.validTo() == null || t < v.validTo().first()))
+        .findFirst();
+  }
+
+  /** The history as {@code dimstream replay} prints it: one JSON line per version. */
+  public List<String> replayLines() {
+    return versions().stream().map(json::replayLine).toList();
+  }
+
+  /** Records sent to the dead-letter topic so far. */
+  public List<Rejection> dlq() {
+    drain();
+    return List.copyOf(rejections);
+  }
+
+  /**
+   * Checks the SCD2 invariants over every key: versions do not overlap, at most one is open, and only the
+   * newest may be open. Throws {@link AssertionError} naming the first offending key.
+   */
+  public void assertInvariants() {
+    Scd2Invariants.check(versions()).ifPresent(problem -> {
+      throw new AssertionError(problem);
+    });
+  }
+
+  private void drain() {
+    for (TestRecord<byte[], byte[]> r : versionsTopic.readRecordsToList()) {
+      VersionJson.Key id = json.decodeKey(r.key());
+      if (r.value() == null) {
+        table.remove(id);
+      } else {
+        table.put(id, json.decodeValue(r.value()).version());
+      }
+    }
+    for (TestRecord<byte[], byte[]> r : dlqTopic.readRecordsToList()) {
+      rejections.add(new Rejection(header(r, DimensionTopology.ERROR_HEADER),
+          header(r, DimensionTopology.ERROR_DETAIL_HEADER), r.key(), r.value()));
+    }
+  }
+
+  private static String header(TestRecord<?, ?> r, String name) {
+    Header h = r.headers().lastHeader(name);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  private BusinessKey key(Object... values) {
+    List<Column> cols = spec.keyColumns();
+    if (values.length != cols.size()) {
+      throw new IllegalArgumentException("the key of " + spec.name() + " has " + cols.size() + " column(s) "
+          + spec.key() + ", got " + values.length + " value(s)");
+    }
+    List<Object> out = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      out.add(coerce(values[i], cols.get(i).type()));
+    }
+    return new BusinessKey(out);
+  }
+
+  private static Object coerce(Object v, ColumnType type) {
+    return switch (type.kind()) {
+      case LONG -> v instanceof Number n ? n.longValue() : Long.parseLong(v.toString());
+      case INT -> v instanceof Number n ? n.intValue() : Integer.parseInt(v.toString());
+      case DECIMAL -> ColumnValues.decimal(new BigDecimal(v.toString()), type);
+      case DATE -> v instanceof LocalDate d ? d : LocalDate.parse(v.toString());
+      case TIMESTAMP -> v instanceof Instant i ? i : ColumnValues.parseTimestamp(v.toString());
+      case BOOLEAN -> v instanceof Boolean b ? b : Boolean.parseBoolean(v.toString());
+      default -> v.toString();
+    };
+  }
+
+  private long sequencePoint(Object at) {
+    ColumnType type = spec.sequenceColumns().get(0).type();
+    return ColumnValues.sequenceLong(coerce(at, type), type);
+  }
+
+  @Override
+  public void close() {
+    driver.close();
+    try (Stream<Path> walk = Files.walk(stateDir)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // best effort: a temp directory
+    }
+  }
+}
