@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "dimstream", mixinStandardHelpOptions = true, version = "dimstream 0.1.0",
     description = "SCD Type 2 dimension tables kept up to date from Kafka change streams, stored as Delta Lake tables.",
     subcommands = {RunCommand.class, DemoCommand.class, ProduceCommand.class, ReplayCommand.class, BackfillCommand.class,
-        CommandLine.HelpCommand.class},
+        QueryCommand.class, TableCommand.class, CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:an input file, table or broker failed", "2:bad spec or usage"})
 public final class Main implements Runnable {
@@ -42,7 +42,7 @@ public final class Main implements Runnable {
       if (e instanceof CliErrors.UsageError || e instanceof SpecException || e instanceof ChangeException) {
         return USAGE_ERROR;
       }
-      if (e instanceof CliErrors.InputError) {
+      if (e instanceof CliErrors.InputError || e instanceof io.dimstream.DimstreamException) {
         return INPUT_ERROR;
       }
       throw e;
