@@ -2,6 +2,7 @@ package io.dimstream.cli;
 
 import io.dimstream.change.ChangeException;
 import io.dimstream.config.SpecException;
+import io.dimstream.topology.TopologyException;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -39,7 +40,8 @@ public final class Main implements Runnable {
     cl.setExecutionExceptionHandler((e, line, parsed) -> {
       line.getErr().println("dimstream " + line.getCommandName() + ": " + e.getMessage());
       line.getErr().flush();
-      if (e instanceof CliErrors.UsageError || e instanceof SpecException || e instanceof ChangeException) {
+      if (e instanceof CliErrors.UsageError || e instanceof SpecException || e instanceof ChangeException
+          || e instanceof TopologyException) {
         return USAGE_ERROR;
       }
       if (e instanceof CliErrors.InputError || e instanceof io.dimstream.DimstreamException) {

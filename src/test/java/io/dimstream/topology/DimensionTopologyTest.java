@@ -228,4 +228,14 @@ class DimensionTopologyTest {
   private static String day(Sequence s) {
     return java.time.Instant.EPOCH.plus(s.first(), java.time.temporal.ChronoUnit.MICROS).toString().substring(5, 10);
   }
+
+  @Test
+  void shouldRefuseVersionsFormatsItCannotProduce() {
+    DimensionSpec avro = DimensionSpec.builder("a").column("id", ColumnType.LONG).column("seq", ColumnType.LONG)
+        .key("id").sequence("seq").outputFormat(io.dimstream.config.OutputFormat.AVRO).build();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> DimensionTopology.build(new org.apache.kafka.streams.StreamsBuilder(), avro))
+        .isInstanceOf(TopologyException.class).hasMessageContaining("versions_format").hasMessageContaining("Fix:");
+  }
 }
