@@ -1,0 +1,95 @@
+package io.dimstream.table;
+
+import static io.dimstream.table.Versions.at;
+import static io.dimstream.table.Versions.customers;
+import static io.dimstream.table.Versions.scan;
+import static io.dimstream.table.Versions.sorted;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.ChangeKind;
+import io.dimstream.history.Sequence;
+import io.dimstream.history.Version;
+import io.dimstream.history.VersionChange;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Any sequence of batches of upserts and retractions leaves the table holding exactly the last change per identity
+ * (a map model), read alike by our reader and by Delta Kernel, whatever the layout (buckets, checkpoints).
+ */
+class TableModelProperties {
+  record Change(long key, long fromHour, Long toHour, String name, boolean retract) {}
+
+  @Provide
+  Arbitrary<List<List<Change>>> batches() {
+    Arbitrary<Change> change = Combinators.combine(
+        Arbitraries.longs().between(1, 6),
+        Arbitraries.longs().between(0, 4),
+        Arbitraries.longs().between(1, 3).injectNull(0.5),
+        Arbitraries.strings().alpha().ofMaxLength(3),
+        Arbitraries.of(true, false, false, false)).as((k, f, d, n, r) ->
+            new Change(k, f, d == null ? null : f + d, n, r));
+    return change.list().ofMinSize(0).ofMaxSize(8).list().ofMinSize(1).ofMaxSize(6);
+  }
+
+  @Property(tries = 12)
+  void tableEqualsLastChangePerIdentity(@ForAll("batches") List<List<Change>> batches,
+      @ForAll("bucketCounts") int buckets) throws IOException {
+    Path dir = Files.createTempDirectory("table-model");
+    try {
+      DeltaTable table = DeltaTable.create(dir, customers(),
+          Map.of("dimstream.buckets", Integer.toString(buckets), "delta.checkpointInterval", "2"));
+      Map<List<Object>, Version> model = new LinkedHashMap<>();
+      long txn = 0;
+      for (List<Change> batch : batches) {
+        List<VersionChange> changes = new ArrayList<>();
+        for (Change c : batch) {
+          BusinessKey key = BusinessKey.of(c.key());
+          Sequence from = at(c.fromHour());
+          List<Object> identity = List.of(c.key(), from);
+          if (c.retract()) {
+            changes.add(new VersionChange.Retraction(key, from));
+            model.remove(identity);
+          } else {
+            Version v = Versions.version(c.key(), c.fromHour(), c.toHour(), c.name());
+            changes.add(new VersionChange.Upsert(v, ChangeKind.CORRECT));
+            model.put(identity, v);
+          }
+        }
+        table.commit(changes, Map.of("app", ++txn), "MERGE");
+      }
+      List<Version> expected = sorted(model.values());
+      assertThat(scan(table.latest())).isEqualTo(expected);
+      assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
+      assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+      for (long k = 1; k <= 6; k++) {
+        long key = k;
+        List<Version> history = model.values().stream().filter(v -> v.key().values().get(0).equals(key))
+            .sorted(Comparator.comparing(Version::validFrom)).toList();
+        assertThat(table.latest().history(BusinessKey.of(k))).isEqualTo(history);
+      }
+    } finally {
+      try (var files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  @Provide
+  Arbitrary<Integer> bucketCounts() {
+    return Arbitraries.of(1, 2, 16);
+  }
+}
