@@ -5,7 +5,8 @@ import io.dimstream.broker.TopicProvisioner;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.VersionJson;
+import io.dimstream.history.VersionAvro;
+import io.dimstream.history.VersionRecordCodec;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
@@ -107,22 +108,26 @@ final class DimensionService implements AutoCloseable {
     streams.start();
     liveQueries.attach(new LiveStores(streams, spec), new HostInfo(spec.service().httpHost(), queryServer.port()));
 
-    VersionJson json = new VersionJson(spec);
-    compactorThread = new Thread(() -> runCompactor(json), "compactor-" + spec.name());
+    VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
+    compactorThread = new Thread(() -> runCompactor(versions), "compactor-" + spec.name());
     compactorThread.setDaemon(true);
     compactorThread.start();
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
         spec.topics().versions(), spec.service().tablePath().toAbsolutePath());
+    if (versions instanceof VersionAvro avro) {
+      LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
+          avro.schema());
+    }
   }
 
   /**
    * Runs the compactor; while another instance holds the table's lease this one stands by and retries, so a
    * second instance of the service takes over when the first stops. Any other compactor error fails the service.
    */
-  private void runCompactor(VersionJson json) {
+  private void runCompactor(VersionRecordCodec versions) {
     boolean toldStandby = false;
     while (!closed.get()) {
-      Compactor c = new Compactor(spec, spec.service().tablePath(), table, json::decodeChange, kafka, owner(),
+      Compactor c = new Compactor(spec, spec.service().tablePath(), table, versions::decodeChange, kafka, owner(),
           Clock.systemUTC());
       compactor = c;
       try {
