@@ -38,6 +38,7 @@ final class CommitPlanner {
   private final TableLayout layout;
   private final int buckets;
   private final CompressionCodecName codec;
+  private final CompressionCodecName currentCodec;
   private final long targetFileRows;
   private final List<AddFile> added = new ArrayList<>();
 
@@ -48,6 +49,7 @@ final class CommitPlanner {
     Map<String, String> conf = state.metadata.configuration();
     this.buckets = TableProperties.buckets(conf);
     this.codec = TableProperties.codec(conf);
+    this.currentCodec = TableProperties.currentCodec(conf);
     this.targetFileRows = TableProperties.targetFileRows(conf);
   }
 
@@ -67,8 +69,8 @@ final class CommitPlanner {
     List<AddFile> closedFiles = new ArrayList<>();
     for (AddFile a : state.adds.values()) {
       if (isCurrent(a)) {
-        int b = Buckets.parse(a.path());
-        if (b < 0 || b >= buckets) {
+        int b = Buckets.parse(a.path(), buckets);
+        if (b < 0) {
           unbucketed.add(a);
         } else {
           currentByBucket.computeIfAbsent(b, x -> new ArrayList<>()).add(a);
@@ -187,8 +189,8 @@ final class CommitPlanner {
       if (!rows.isEmpty()) {
         List<Version> sorted = new ArrayList<>(rows.values());
         sorted.sort(ValueOrder.BY_IDENTITY);
-        added.add(DataFiles.write(table.path(), Buckets.currentFile(currentDir, b, codecName), sorted, layout, true,
-            codec));
+        added.add(DataFiles.write(table.path(), Buckets.currentFile(currentDir, b, buckets,
+            currentCodec.name().toLowerCase(java.util.Locale.ROOT)), sorted, layout, true, currentCodec));
         output += sorted.size();
       }
     }

@@ -37,7 +37,7 @@ public final class Transaction {
    * @param txns      appId to version; null or empty for none
    * @param operation the commitInfo operation, e.g. {@code MERGE} or {@code WRITE}
    * @return the result; {@code committed} is false (and nothing is written) when {@code txns} is non-empty and
-   *     every one of its versions is at most what the snapshot already records
+   *     every one of its versions is at most what the snapshot already records, or when both arguments are empty
    * @throws CommitConflictException when another writer created the next version first
    * @throws CommitStateUnknownException when the commit file could not be written and its fate is unknown
    * @throws IllegalStateException when called twice
@@ -54,6 +54,10 @@ public final class Transaction {
         .allMatch(e -> e.getValue() <= base.txnVersion(e.getKey()))) {
       return CommitResult.skipped(state.version, elapsedMs(start));
     }
+    if (changes.isEmpty() && markers.isEmpty()) {
+      return CommitResult.skipped(state.version, elapsedMs(start));
+    }
+    LogReplay.checkWritable(table.path(), state);
     CommitPlanner planner = new CommitPlanner(table, state, base.layout);
     CommitPlanner.Plan plan;
     try {
