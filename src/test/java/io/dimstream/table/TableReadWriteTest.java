@@ -226,6 +226,30 @@ class TableReadWriteTest {
   }
 
   @Test
+  void shouldRebucketCurrentFilesItDidNotNameWithoutDuplicatingVersions() {
+    DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "4"));
+    table.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")), Map.of(), "WRITE");
+    // another engine (say Spark OPTIMIZE) rewrote the current partition into one file with its own name
+    Snapshot s = table.latest();
+    List<Version> current = scan(s);
+    AddFile foreign = DataFiles.write(dir, "is_current=true/part-00000-spark.snappy.parquet", current, s.layout, true,
+        org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY);
+    List<Action> actions = new ArrayList<>();
+    s.state.adds.values().forEach(a -> actions.add(a.remove(System.currentTimeMillis(), false)));
+    actions.add(foreign.withDataChange(false));
+    table.writeCommit(s.version() + 1, actions, table.commitTimestamp(s.state), List.of(), s.state);
+    assertThat(scan(table.latest())).isEqualTo(current);
+
+    table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")), Map.of(), "MERGE");
+    List<Version> expected = sorted(List.of(version(1, 0, 5L, "a"), version(1, 5, null, "a2"),
+        version(2, 0, null, "b")));
+    assertThat(scan(table.latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+    assertThat(table.latest().history(BusinessKey.of(2L))).containsExactly(version(2, 0, null, "b"));
+    assertThat(table.latest().state.adds.keySet()).noneMatch(p -> p.contains("spark"));
+  }
+
+  @Test
   void shouldRejectAChangeThatDoesNotFitTheTable() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of());
     Version bad = new Version(BusinessKey.of(1L), at(0), null, List.of("only-one-attribute"));
