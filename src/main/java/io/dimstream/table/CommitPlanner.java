@@ -115,14 +115,20 @@ final class CommitPlanner {
     List<List<Version>> keptClosed = new ArrayList<>();
     long copied = 0;
     if (!unresolved.isEmpty()) {
+      // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
+      Identity[] byFrom = unresolved.toArray(Identity[]::new);
+      java.util.Arrays.sort(byFrom, java.util.Comparator.comparingLong(id -> id.validFrom().first()));
+      long[] froms = new long[byFrom.length];
+      for (int i = 0; i < byFrom.length; i++) {
+        froms[i] = byFrom[i].validFrom().first();
+      }
       for (AddFile f : closedFiles) {
         FileStats st = table.stats(f, layout);
+        int lo = st.validFromMin == null ? 0 : lowerBound(froms, st.validFromMin);
+        int hi = st.validFromMax == null ? froms.length : lowerBound(froms, st.validFromMax + 1);
         boolean candidate = false;
-        for (Identity id : unresolved) {
-          if (st.mayContainValidFrom(id.validFrom().first()) && st.mayContainKey(id.key())) {
-            candidate = true;
-            break;
-          }
+        for (int i = lo; i < hi && !candidate; i++) {
+          candidate = st.mayContainKey(byFrom[i].key());
         }
         if (!candidate) {
           continue;
@@ -215,6 +221,21 @@ final class CommitPlanner {
         table.path(), state.version, rowsRead, keptClosed.size());
     return new Plan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, Math.max(0, copied),
         output);
+  }
+
+  /** The first index whose value is at least {@code v}. */
+  private static int lowerBound(long[] sorted, long v) {
+    int lo = 0;
+    int hi = sorted.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (sorted[mid] < v) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   private static long countCurrentUpserts(Map<Identity, VersionChange> last) {
