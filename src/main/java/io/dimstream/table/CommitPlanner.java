@@ -1,18 +1,25 @@
 package io.dimstream.table;
 
+import io.dimstream.config.Column;
 import io.dimstream.history.BusinessKey;
 import io.dimstream.history.Sequence;
 import io.dimstream.history.Version;
 import io.dimstream.history.VersionChange;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Plans and writes the data files of one batch of version changes against one table state (copy-on-write):
@@ -21,7 +28,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * valid_from statistics, then confirmed by reading it).
  */
 final class CommitPlanner {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CommitPlanner.class);
+  private static final Logger LOG = LoggerFactory.getLogger(CommitPlanner.class);
   /** A version's identity: business key and full opening sequence. */
   record Identity(BusinessKey key, Sequence validFrom) {}
 
@@ -117,7 +124,7 @@ final class CommitPlanner {
     if (!unresolved.isEmpty()) {
       // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
       Identity[] byFrom = unresolved.toArray(Identity[]::new);
-      java.util.Arrays.sort(byFrom, java.util.Comparator.comparingLong(id -> id.validFrom().first()));
+      Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
       long[] froms = new long[byFrom.length];
       for (int i = 0; i < byFrom.length; i++) {
         froms[i] = byFrom[i].validFrom().first();
@@ -188,15 +195,15 @@ final class CommitPlanner {
     long output = 0;
     String currentDir = layout.isCurrent + "=true";
     String closedDir = layout.isCurrent + "=false";
-    String codecName = codec.name().toLowerCase(java.util.Locale.ROOT);
-    for (int b : new java.util.TreeSet<>(dirty)) {
+    String codecName = codec.name().toLowerCase(Locale.ROOT);
+    for (int b : new TreeSet<>(dirty)) {
       removed.addAll(currentByBucket.getOrDefault(b, List.of()));
       Map<Identity, Version> rows = bucketRows.get(b);
       if (!rows.isEmpty()) {
         List<Version> sorted = new ArrayList<>(rows.values());
         sorted.sort(ValueOrder.BY_IDENTITY);
         added.add(DataFiles.write(table.path(), Buckets.currentFile(currentDir, b, buckets,
-            currentCodec.name().toLowerCase(java.util.Locale.ROOT)), sorted, layout, true, currentCodec));
+            currentCodec.name().toLowerCase(Locale.ROOT)), sorted, layout, true, currentCodec));
         output += sorted.size();
       }
     }
@@ -260,7 +267,7 @@ final class CommitPlanner {
     return n;
   }
 
-  private java.nio.file.Path path(AddFile f) {
+  private Path path(AddFile f) {
     return DataFiles.resolve(table.path(), f.path());
   }
 
@@ -281,7 +288,7 @@ final class CommitPlanner {
       if (v.attributes().size() != layout.attributeColumns.size()) {
         throw TableErrors.badChange(table.path(), "version " + c.key() + "@" + c.validFrom() + " has "
             + v.attributes().size() + " attributes but the table has " + layout.attributeColumns.size() + " "
-            + layout.attributeColumns.stream().map(io.dimstream.config.Column::name).toList());
+            + layout.attributeColumns.stream().map(Column::name).toList());
       }
       if (v.validTo() != null && v.validTo().size() != parts) {
         throw TableErrors.badChange(table.path(), "version " + c.key() + "@" + c.validFrom()

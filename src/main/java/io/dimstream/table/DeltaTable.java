@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -389,7 +390,7 @@ public final class DeltaTable {
       List<AddFile> added = new ArrayList<>();
       List<AddFile> removed = new ArrayList<>();
       long rewritten = 0;
-      String codecName = codec.name().toLowerCase(java.util.Locale.ROOT);
+      String codecName = codec.name().toLowerCase(Locale.ROOT);
       try {
         for (List<AddFile> b : bins) {
           List<Version> all = new ArrayList<>();

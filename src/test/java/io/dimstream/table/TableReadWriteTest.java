@@ -92,6 +92,27 @@ class TableReadWriteTest {
   }
 
   @Test
+  void shouldWriteStatisticsThatKernelUsesToSkipFiles() {
+    DeltaTable table = threeGenerations(3);
+    Snapshot s = table.latest();
+    long currentFiles = s.state.adds.values().stream().filter(s::isCurrentFile).count();
+    int all = KernelReader.scanFileCount(dir, null);
+    assertThat(all).isEqualTo(currentFiles + 2);
+    // valid_from is 0h and 10h in the two closed files, 20h in the current ones
+    assertThat(KernelReader.scanFileCount(dir, timestampPredicate(">=", "valid_from", 20))).isEqualTo(currentFiles);
+    assertThat(KernelReader.scanFileCount(dir, timestampPredicate(">", "valid_from", 25))).isZero();
+    assertThat(KernelReader.scanFileCount(dir, timestampPredicate("<", "valid_from", 5))).isEqualTo(1);
+    io.delta.kernel.expressions.Predicate absentKey = new io.delta.kernel.expressions.Predicate("=",
+        new io.delta.kernel.expressions.Column("customer_id"), io.delta.kernel.expressions.Literal.ofLong(99));
+    assertThat(KernelReader.scanFileCount(dir, absentKey)).isZero();
+  }
+
+  private static io.delta.kernel.expressions.Predicate timestampPredicate(String op, String column, long hour) {
+    return new io.delta.kernel.expressions.Predicate(op, new io.delta.kernel.expressions.Column(column),
+        io.delta.kernel.expressions.Literal.ofTimestamp(at(hour).first()));
+  }
+
+  @Test
   void shouldReturnOneKeysHistoryOldestFirstReadingOnlyFilesThatMayHoldIt() throws IOException {
     DeltaTable table = threeGenerations(3);
     table.commit(upserts(version(100, 0, 7L, "other"), version(100, 7, null, "other2")), Map.of(), "MERGE");
