@@ -24,6 +24,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private final ChangeDecoder decoder;
   private final EventJson json;
   private ProcessorContext<byte[], Envelope> context;
+  private TopologyMetrics metrics;
+  private org.apache.kafka.common.metrics.Sensor rejected;
 
   DecodeProcessor(ChangeDecoder decoder, EventJson json) {
     this.decoder = decoder;
@@ -33,6 +35,13 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   @Override
   public void init(ProcessorContext<byte[], Envelope> context) {
     this.context = context;
+    this.metrics = new TopologyMetrics(context);
+    this.rejected = metrics.counter("decode", TopologyMetrics.DLQ_RECORDS, "records rejected by the decoder");
+  }
+
+  @Override
+  public void close() {
+    metrics.close();
   }
 
   @Override
@@ -50,6 +59,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
           .withValue(new Envelope(record.key(), record.value(), json.encodeEvent(event))));
     } else {
       Decoded.Rejected r = (Decoded.Rejected) result;
+      rejected.record();
       LOG.warn("Rejected record at {}: {} ({})", where(context), r.reason(), r.detail());
       context.forward(record.withValue(new Envelope(record.key(), record.value(), null))
           .withHeaders(errorHeaders(record.headers(), r.reason(), r.detail())));

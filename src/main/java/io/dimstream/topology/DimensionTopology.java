@@ -4,6 +4,7 @@ import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.DeadLetters;
 import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.OutputFormat;
 import io.dimstream.history.EventJson;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,6 +84,7 @@ public final class DimensionTopology {
    * {@link #DEFAULT_PRUNE_INTERVAL}.
    *
    * @throws io.dimstream.change.ChangeException when the spec's Avro schema cannot be used for decoding
+   * @throws TopologyException when the spec asks for a versions format other than JSON
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec) {
     build(builder, spec, ChangeDecoder.forSpec(spec), DEFAULT_PRUNE_INTERVAL);
@@ -92,8 +94,12 @@ public final class DimensionTopology {
    * Adds the dimension's topology to {@code builder}, decoding with {@code decoder}.
    *
    * @param pruneInterval wall-clock interval of the event-store pruning punctuator; must be positive
+   * @throws TopologyException when the spec asks for a versions format other than JSON
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval) {
+    if (spec.outputFormat() != OutputFormat.JSON) {
+      throw TopologyErrors.unsupportedVersionsFormat(spec);
+    }
     if (pruneInterval.isNegative() || pruneInterval.isZero()) {
       throw new IllegalArgumentException("the prune interval must be positive, got " + pruneInterval);
     }

@@ -39,6 +39,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private ProcessorContext<OutKey, byte[]> context;
   private KeyValueStore<Bytes, byte[]> currentStore;
   private RocksDbHistoryStore store;
+  private TopologyMetrics metrics;
+  private org.apache.kafka.common.metrics.Sensor eventsIn;
+  private org.apache.kafka.common.metrics.Sensor versionsOut;
+  private org.apache.kafka.common.metrics.Sensor lateSpliced;
+  private org.apache.kafka.common.metrics.Sensor tooLate;
 
   Scd2Processor(DimensionSpec spec, Duration pruneInterval) {
     this.spec = spec;
@@ -51,6 +56,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   @Override
   public void init(ProcessorContext<OutKey, byte[]> context) {
     this.context = context;
+    this.metrics = new TopologyMetrics(context);
+    eventsIn = metrics.counter("scd2", TopologyMetrics.EVENTS_IN, "change events applied to history");
+    versionsOut = metrics.counter("scd2", TopologyMetrics.VERSIONS_OUT, "version records emitted");
+    lateSpliced = metrics.counter("scd2", TopologyMetrics.LATE_SPLICED, "late events spliced into history");
+    tooLate = metrics.counter("scd2", TopologyMetrics.DLQ_RECORDS, "events beyond the lateness horizon");
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
     this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
@@ -66,10 +76,16 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     ChangeEvent event = eventJson.decodeEvent(key, record.value().event());
     ApplyResult result = history.apply(store, event);
     if (result instanceof ApplyResult.Applied applied) {
+      eventsIn.record();
+      if (applied.late()) {
+        lateSpliced.record();
+      }
       for (VersionChange c : applied.changes()) {
         forwardVersion(record, c);
       }
+      versionsOut.record(applied.changes().size());
     } else {
+      tooLate.record();
       ApplyResult.TooLate late = (ApplyResult.TooLate) result;
       String detail = "event of key " + key + " at sequence " + event.sequence() + " is older than the key's newest ("
           + late.newest() + ") minus the lateness horizon (" + late.horizon() + "); raise lateness_horizon to accept it";
@@ -102,5 +118,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     if (pruned > 0) {
       LOG.debug("Pruned {} stored events past the lateness horizon of {}", pruned, spec.name());
     }
+  }
+
+  @Override
+  public void close() {
+    metrics.close();
   }
 }

@@ -85,6 +85,7 @@ class EndToEndIT {
           .containsExactlyInAnyOrder(BROKEN_JSON, MISSING_KEY);
       assertThat(dead).extracting(r -> new String(r.headers().lastHeader("dimstream.error").value(), StandardCharsets.UTF_8))
           .containsExactlyInAnyOrder("malformed-json", "missing-key");
+      assertThat(service.lateEventsSpliced()).isPositive();
     }
 
     assertThat(sorted(KernelReader.latest(dir.resolve("table"), spec))).containsExactlyElementsOf(expected);
@@ -92,5 +93,11 @@ class EndToEndIT {
       assertThat(sorted(ours.toList())).containsExactlyElementsOf(expected);
     }
 
+    // The same file through backfill (no Kafka) gives the same table rows.
+    Path backfilled = dir.resolve("backfilled");
+    int code = Main.commandLine().execute("backfill", "--config", spec.source().toString(), "--input", input.toString(),
+        "--table", backfilled.toString());
+    assertThat(code).isZero();
+    assertThat(sorted(KernelReader.latest(backfilled, spec))).containsExactlyElementsOf(expected);
   }
 }

@@ -191,4 +191,51 @@ class DimensionTopologyTest {
           new Version(BusinessKey.of(1L), Sequence.of(jan1 + 1, 1), null, List.of("closed")));
     }
   }
+
+  @Test
+  void shouldEmitWhatTheReadmeWorkedExampleShows() {
+    DimensionSpec spec = DimensionSpec.builder("customers")
+        .column("customer_id", ColumnType.LONG).column("name", ColumnType.STRING).column("city", ColumnType.STRING)
+        .column("tier", ColumnType.STRING).column("updated_at", ColumnType.TIMESTAMP).column("op", ColumnType.STRING)
+        .key("customer_id").sequence("updated_at").track("city", "tier").delete(new DeleteRule.ColumnEquals("op", "d"))
+        .build();
+    String[] events = {
+        "{\"customer_id\": 1, \"name\": \"Ann\", \"city\": \"Oslo\", \"tier\": \"gold\", \"updated_at\": \"2026-01-01T06:00:00Z\", \"op\": \"c\"}",
+        "{\"customer_id\": 1, \"name\": \"Ann\", \"city\": \"Oslo\", \"tier\": \"gold\", \"updated_at\": \"2026-01-02T06:00:00Z\", \"op\": \"u\"}",
+        "{\"customer_id\": 1, \"name\": \"Ann\", \"city\": \"Bergen\", \"tier\": \"gold\", \"updated_at\": \"2026-01-05T06:00:00Z\", \"op\": \"u\"}",
+        "{\"customer_id\": 1, \"name\": \"Ann Berg\", \"city\": \"Bergen\", \"tier\": \"gold\", \"updated_at\": \"2026-01-06T06:00:00Z\", \"op\": \"u\"}",
+        "{\"customer_id\": 1, \"name\": \"Ann\", \"city\": \"Troms\u00f8\", \"tier\": \"gold\", \"updated_at\": \"2026-01-03T06:00:00Z\", \"op\": \"u\"}",
+        "{\"customer_id\": 1, \"updated_at\": \"2026-01-09T06:00:00Z\", \"op\": \"d\"}"};
+    List<List<String>> expected = List.of(
+        List.of("open 01-01 to null"),
+        List.of(),
+        List.of("close 01-01 to 01-05", "open 01-05 to null"),
+        List.of("correct 01-05 to null"),
+        List.of("correct 01-01 to 01-03", "open 01-03 to 01-05"),
+        List.of("close 01-05 to 01-09"));
+    try (TopologyHarness h = new TopologyHarness(spec, stateDir)) {
+      for (int i = 0; i < events.length; i++) {
+        h.send(events[i]);
+        assertThat(h.emitted()).as("event %d", i + 1).map(e -> e.kind().wireName() + " " + day(e.id().validFrom())
+            + " to " + (e.version().validTo() == null ? "null" : day(e.version().validTo())))
+            .containsExactlyElementsOf(expected.get(i));
+      }
+      assertThat(h.history()).extracting(v -> v.attributes().get(0) + "/" + v.attributes().get(1))
+          .containsExactly("Ann/Oslo", "Ann/Troms\u00f8", "Ann Berg/Bergen");
+    }
+  }
+
+  private static String day(Sequence s) {
+    return java.time.Instant.EPOCH.plus(s.first(), java.time.temporal.ChronoUnit.MICROS).toString().substring(5, 10);
+  }
+
+  @Test
+  void shouldRefuseVersionsFormatsItCannotProduce() {
+    DimensionSpec avro = DimensionSpec.builder("a").column("id", ColumnType.LONG).column("seq", ColumnType.LONG)
+        .key("id").sequence("seq").outputFormat(io.dimstream.config.OutputFormat.AVRO).build();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> DimensionTopology.build(new org.apache.kafka.streams.StreamsBuilder(), avro))
+        .isInstanceOf(TopologyException.class).hasMessageContaining("versions_format").hasMessageContaining("Fix:");
+  }
 }

@@ -51,10 +51,17 @@ final class TopologyHarness implements AutoCloseable {
   }
 
   TopologyHarness(DimensionSpec spec, Path stateDir, ChangeDecoder decoder) {
+    this(spec, stateDir, decoder, Map.of());
+  }
+
+  /** @param overrides Streams properties on top of {@link DimensionTopology#config} */
+  TopologyHarness(DimensionSpec spec, Path stateDir, ChangeDecoder decoder, Map<String, String> overrides) {
     this.spec = spec;
     StreamsBuilder builder = new StreamsBuilder();
     DimensionTopology.build(builder, spec, decoder, Duration.ofSeconds(60));
-    Properties props = DimensionTopology.config(spec, Map.of("bootstrap.servers", "unused:9092"), stateDir);
+    Map<String, String> kafka = new LinkedHashMap<>(Map.of("bootstrap.servers", "unused:9092"));
+    kafka.putAll(overrides);
+    Properties props = DimensionTopology.config(spec, kafka, stateDir);
     driver = new TopologyTestDriver(builder.build(), props, Instant.parse("2026-01-01T00:00:00Z"));
     changes = driver.createInputTopic(spec.topics().changes(), new ByteArraySerializer(), new ByteArraySerializer());
     versions = driver.createOutputTopic(spec.topics().versions(), new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -1,0 +1,44 @@
+package io.dimstream.cli;
+
+import io.dimstream.DimstreamException;
+import io.dimstream.query.DeltaVersionTable;
+import io.dimstream.query.QueryException;
+import io.dimstream.query.VersionTable;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** What the query and table commands share: how a table is opened and how errors become exit codes. */
+final class QueryCli {
+  static final int OK = 0;
+  static final int DATA = 1;
+  static final int USAGE = 2;
+
+  /** Opens a table directory; replaced in tests. */
+  static Function<Path, VersionTable> opener = DeltaVersionTable::open;
+
+  private QueryCli() {}
+
+  /**
+   * Runs {@code body}; a {@link QueryException} of bad input prints its message and gives {@value #USAGE}, any other
+   * dimstream error gives {@value #DATA}.
+   */
+  static int run(CommandSpec spec, Callable<Integer> body) throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      return body.call();
+    } catch (QueryException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return e.reason() == QueryException.Reason.BAD_INPUT ? USAGE : DATA;
+    } catch (DimstreamException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return DATA;
+    } finally {
+      spec.commandLine().getOut().flush();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package io.dimstream.query.http;
+
+import java.util.Collection;
+
+/** Renders the service metrics in the Prometheus text exposition format (version 0.0.4). */
+final class PrometheusText {
+  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private PrometheusText() {}
+
+  static String render(Collection<DimensionEndpoint> dims) {
+    StringBuilder b = new StringBuilder();
+    family(b, dims, "dimstream_events_in_total", "counter", "Change events read from the changes topic.",
+        ServiceMetrics::eventsIn);
+    family(b, dims, "dimstream_versions_out_total", "counter", "Version records written to the versions topic.",
+        ServiceMetrics::versionsOut);
+    family(b, dims, "dimstream_late_events_spliced_total", "counter",
+        "Late events spliced into a key's history.", ServiceMetrics::lateEventsSpliced);
+    family(b, dims, "dimstream_dlq_records_total", "counter", "Records sent to the dead-letter topic.",
+        ServiceMetrics::dlqRecords);
+    family(b, dims, "dimstream_compaction_lag_records", "gauge",
+        "Version records not yet committed to the table.", ServiceMetrics::compactionLag);
+    family(b, dims, "dimstream_table_last_commit_version", "gauge",
+        "The table's latest version (-1 before the first commit).", ServiceMetrics::lastCommitVersion);
+    return b.toString();
+  }
+
+  private static void family(StringBuilder b, Collection<DimensionEndpoint> dims, String name, String type,
+      String help, java.util.function.ToLongFunction<ServiceMetrics> value) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    for (DimensionEndpoint d : dims) {
+      b.append(name).append("{dimension=\"").append(escape(d.name())).append("\"} ")
+          .append(value.applyAsLong(d.metrics())).append('\n');
+    }
+  }
+
+  private static String escape(String s) {
+    return s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+}

@@ -1,0 +1,72 @@
+package io.dimstream.cli;
+
+import static io.dimstream.query.QueryFixtures.CUSTOMERS;
+import static io.dimstream.query.QueryFixtures.customer;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.history.Version;
+import io.dimstream.query.QueryFixtures;
+import io.dimstream.query.QueryTables;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TableCommandTest {
+  @TempDir
+  Path dir;
+
+  QueryCommandTest.Run table(String... args) {
+    return QueryCommandTest.run(new TableCommand(), args);
+  }
+
+  @Test
+  void shouldVerifyAGeneratedHistory() {
+    Path t = dir.resolve("t");
+    QueryTables.write(t, CUSTOMERS, QueryFixtures.generate(5, 100, 2_000).versions());
+    QueryCommandTest.Run r = table("verify", "--table", t.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).startsWith("OK: table version 1");
+  }
+
+  @Test
+  void shouldExitWith1AndNameKeysThatBreakTheInvariants() {
+    Path t = dir.resolve("t");
+    List<Version> broken = List.of(
+        customer(1, "2026-01-01T00:00:00Z", "2026-01-05T00:00:00Z", "Paris", "gold", "A"),
+        customer(1, "2026-01-03T00:00:00Z", null, "Lyon", "gold", "A"),
+        customer(2, "2026-01-01T00:00:00Z", null, "Nice", "gold", "B"),
+        customer(2, "2026-01-02T00:00:00Z", null, "Nice", "silver", "B"),
+        customer(3, "2026-01-01T00:00:00Z", null, "Metz", "gold", "C"));
+    QueryTables.write(t, CUSTOMERS, broken);
+    QueryCommandTest.Run r = table("verify", "--table", t.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).startsWith("FAILED");
+    assertThat(r.out()).contains("key 1: versions [").contains("overlap").contains("key 2: ")
+        .doesNotContain("key 3");
+  }
+
+  @Test
+  void shouldListCommitsNewestFirstAndRunMaintenance() {
+    Path t = dir.resolve("t");
+    QueryTables.write(t, CUSTOMERS, List.of(customer(1, "2026-01-01T00:00:00Z", null, "Paris", "gold", "A")),
+        List.of(customer(2, "2026-01-01T00:00:00Z", null, "Nice", "gold", "B")));
+    QueryCommandTest.Run h = table("history", "--table", t.toString(), "--format", "json");
+    assertThat(h.code()).isZero();
+    List<String> lines = h.out().lines().toList();
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(0)).startsWith("{\"version\":2,").contains("\"operation\":\"WRITE\"");
+    assertThat(lines.get(2)).startsWith("{\"version\":0,");
+    assertThat(table("optimize", "--table", t.toString()).code()).isZero();
+    QueryCommandTest.Run v = table("vacuum", "--table", t.toString(), "--retain", "P7D");
+    assertThat(v.code()).as(v.err()).isZero();
+    assertThat(v.out()).startsWith("Vacuumed: 0 files deleted");
+  }
+
+  @Test
+  void shouldExitWith1OnAMissingTable() {
+    QueryCommandTest.Run r = table("verify", "--table", dir.resolve("none").toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("no _delta_log");
+  }
+}

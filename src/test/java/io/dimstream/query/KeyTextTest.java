@@ -1,0 +1,55 @@
+package io.dimstream.query;
+
+import static io.dimstream.query.QueryFixtures.ACCOUNTS;
+import static io.dimstream.query.QueryFixtures.CUSTOMERS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dimstream.history.BusinessKey;
+import org.junit.jupiter.api.Test;
+
+class KeyTextTest {
+
+  @Test
+  void shouldReadBareAndNamedSingleColumnKeys() {
+    assertThat(KeyText.parse(CUSTOMERS, "42")).isEqualTo(BusinessKey.of(42L));
+    assertThat(KeyText.parse(CUSTOMERS, "customer_id=42")).isEqualTo(BusinessKey.of(42L));
+    assertThat(KeyText.format(CUSTOMERS, BusinessKey.of(42L))).isEqualTo("42");
+  }
+
+  @Test
+  void shouldReadCompositeKeysInAnyColumnOrder() {
+    BusinessKey k = BusinessKey.of("eu", 7);
+    assertThat(KeyText.parse(ACCOUNTS, "region=eu,account_no=7")).isEqualTo(k);
+    assertThat(KeyText.parse(ACCOUNTS, "account_no=7, region=eu")).isEqualTo(k);
+    assertThat(KeyText.format(ACCOUNTS, k)).isEqualTo("region=eu,account_no=7");
+  }
+
+  @Test
+  void shouldExplainBadKeys() {
+    assertThatThrownBy(() -> KeyText.parse(ACCOUNTS, "region=eu,acct=7"))
+        .isInstanceOf(QueryException.class).hasMessageContaining("'acct' is not a key column")
+        .hasMessageContaining("[region, account_no]");
+    assertThatThrownBy(() -> KeyText.parse(ACCOUNTS, "region=eu"))
+        .hasMessageContaining("lacks the key column(s) [account_no]");
+    assertThatThrownBy(() -> KeyText.parse(ACCOUNTS, "eu"))
+        .hasMessageContaining("lacks the key column(s) [region, account_no]");
+    assertThatThrownBy(() -> KeyText.parse(CUSTOMERS, "abc"))
+        .hasMessageContaining("'customer_id' is long but got \"abc\"");
+    assertThatThrownBy(() -> KeyText.parse(CUSTOMERS, " ")).hasMessageContaining("The key is empty");
+    assertThatThrownBy(() -> KeyText.parse(ACCOUNTS, "region=eu,region=us,account_no=1"))
+        .hasMessageContaining("gives 'region' twice");
+  }
+
+  @Test
+  void shouldReadTimesAsTheFirstSequenceColumnType() {
+    assertThat(SequenceTimes.parse(CUSTOMERS, "2024-01-01T06:00:00.500Z")).isEqualTo(1_704_088_800_500_000L);
+    assertThat(SequenceTimes.parse(CUSTOMERS, "2024-01-01T07:00:00.500+01:00")).isEqualTo(1_704_088_800_500_000L);
+    assertThat(SequenceTimes.format(CUSTOMERS, 1_704_088_800_500_000L)).isEqualTo("2024-01-01T06:00:00.500Z");
+    assertThat(SequenceTimes.parse(ACCOUNTS, "1042")).isEqualTo(1042L);
+    assertThatThrownBy(() -> SequenceTimes.parse(CUSTOMERS, "yesterday"))
+        .isInstanceOf(QueryException.class).hasMessageContaining("\"yesterday\"")
+        .hasMessageContaining("'updated_at' (timestamp)").hasMessageContaining("2024-01-01T06:00:00.500Z");
+    assertThatThrownBy(() -> SequenceTimes.parse(ACCOUNTS, "12x")).hasMessageContaining("not a whole number");
+  }
+}

@@ -1,0 +1,51 @@
+package io.dimstream.query.http;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.Version;
+import io.dimstream.query.HistoryQueries;
+import io.dimstream.query.ListVersionSource;
+import io.dimstream.query.LiveQueries;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** {@link LiveQueries} over a list of versions, with a routing function for multi-instance tests. */
+final class ListLiveQueries implements LiveQueries {
+  private final HistoryQueries queries;
+  private final Function<BusinessKey, Optional<InstanceAddress>> owners;
+
+  ListLiveQueries(DimensionSpec spec, List<Version> versions) {
+    this(spec, versions, k -> Optional.empty());
+  }
+
+  ListLiveQueries(DimensionSpec spec, List<Version> versions, Function<BusinessKey, Optional<InstanceAddress>> owners) {
+    this.queries = new HistoryQueries(new ListVersionSource(spec, versions));
+    this.owners = owners;
+  }
+
+  @Override
+  public DimensionSpec spec() {
+    return queries.spec();
+  }
+
+  @Override
+  public Optional<Version> current(BusinessKey key) {
+    return queries.current(key);
+  }
+
+  @Override
+  public List<Version> history(BusinessKey key) {
+    return queries.history(key);
+  }
+
+  @Override
+  public Optional<Version> asOf(BusinessKey key, long at) {
+    return queries.asOf(key, at);
+  }
+
+  @Override
+  public Optional<InstanceAddress> ownerOf(BusinessKey key) {
+    return owners.apply(key);
+  }
+}

@@ -1,0 +1,86 @@
+package io.dimstream.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.change.RejectReason;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.Sequence;
+import io.dimstream.history.Version;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad records reach the DLQ unchanged with a reason; the records around them are processed normally. */
+class DeadLetterTest {
+  static final DimensionSpec ITEMS = DimensionSpec.builder("items")
+      .column("id", ColumnType.LONG).column("color", ColumnType.STRING).column("seq", ColumnType.LONG)
+      .key("id").sequence("seq").latenessHorizon(100)
+      .build();
+
+  @TempDir
+  Path stateDir;
+
+  static String item(long id, String color, long seq) {
+    return "{\"id\":" + id + ",\"color\":\"" + color + "\",\"seq\":" + seq + "}";
+  }
+
+  @Test
+  void shouldSendBadRecordsToTheDlqAndKeepGoing() {
+    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+      String broken = "{\"id\":1,\"color\":";
+      String noKey = "{\"color\":\"red\",\"seq\":3}";
+      String nullSeq = "{\"id\":1,\"color\":\"red\",\"seq\":null}";
+      String wrongType = "{\"id\":1,\"color\":\"red\",\"seq\":\"soon\"}";
+      String trailing = item(1, "red", 4) + " {}";
+      h.send(item(1, "red", 1), broken, item(2, "blue", 1));
+      h.sendKeyed("my-key", noKey);
+      h.send(item(1, "green", 2), nullSeq, wrongType, trailing, item(2, "pink", 5));
+
+      assertThat(h.dead()).extracting(TopologyHarness.Dead::value, TopologyHarness.Dead::reason).containsExactly(
+          org.assertj.core.groups.Tuple.tuple(broken, RejectReason.MALFORMED_JSON),
+          org.assertj.core.groups.Tuple.tuple(noKey, RejectReason.MISSING_KEY),
+          org.assertj.core.groups.Tuple.tuple(nullSeq, RejectReason.MISSING_SEQUENCE),
+          org.assertj.core.groups.Tuple.tuple(wrongType, RejectReason.BAD_TYPE),
+          org.assertj.core.groups.Tuple.tuple(trailing, RejectReason.MALFORMED_JSON));
+      assertThat(h.history()).containsExactly(
+          new Version(BusinessKey.of(1L), Sequence.of(1), Sequence.of(2), List.of("red")),
+          new Version(BusinessKey.of(1L), Sequence.of(2), null, List.of("green")),
+          new Version(BusinessKey.of(2L), Sequence.of(1), Sequence.of(5), List.of("blue")),
+          new Version(BusinessKey.of(2L), Sequence.of(5), null, List.of("pink")));
+    }
+  }
+
+  @Test
+  void shouldKeepTheOriginalKeyAndSayWhyOnTheDlq() {
+    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+      h.sendKeyed("original-key", "{\"color\":\"red\",\"seq\":3}");
+
+      TopologyHarness.Dead dead = h.dead().get(0);
+      assertThat(new String(dead.key(), StandardCharsets.UTF_8)).isEqualTo("original-key");
+      assertThat(dead.detail()).contains("id");
+    }
+  }
+
+  @Test
+  void shouldRejectEventsBeyondTheLatenessHorizonUnchanged() {
+    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+      h.send(item(1, "red", 1000));
+      String tooLate = item(1, "blue", 899);
+      h.sendKeyed("k1", tooLate);
+      h.send(item(1, "green", 900)); // exactly at the horizon: still spliced in
+
+      List<TopologyHarness.Dead> dead = h.dead();
+      assertThat(dead).hasSize(1);
+      assertThat(dead.get(0).value()).isEqualTo(tooLate);
+      assertThat(new String(dead.get(0).key(), StandardCharsets.UTF_8)).isEqualTo("k1");
+      assertThat(dead.get(0).reason()).isEqualTo(RejectReason.BEYOND_LATENESS_HORIZON);
+      assertThat(h.history()).containsExactly(
+          new Version(BusinessKey.of(1L), Sequence.of(900), Sequence.of(1000), List.of("green")),
+          new Version(BusinessKey.of(1L), Sequence.of(1000), null, List.of("red")));
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package io.dimstream.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.change.ChangeDecoder;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.ChangeEvent;
+import io.dimstream.history.EventJson;
+import io.dimstream.history.Scd2Fold;
+import io.dimstream.history.Sequence;
+import io.dimstream.history.Version;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.stream.Stream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Pruning keeps what a late re-fold needs; one key's events form one ordered range of the event store. */
+class PersistentStateTest {
+  static final DimensionSpec ITEMS = DimensionSpec.builder("items")
+      .column("id", ColumnType.LONG).column("color", ColumnType.STRING).column("seq", ColumnType.LONG)
+      .key("id").sequence("seq").latenessHorizon(100)
+      .build();
+
+  @TempDir
+  Path stateDir;
+
+  static String item(long id, String color, long seq) {
+    return "{\"id\":" + id + ",\"color\":\"" + color + "\",\"seq\":" + seq + "}";
+  }
+
+  static ChangeEvent event(long id, String color, long seq) {
+    return ChangeEvent.upsert(BusinessKey.of(id), Sequence.of(seq), List.of(color));
+  }
+
+  @Test
+  void shouldPruneEventsPastTheHorizonButKeepTheAnchor() {
+    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+      List<ChangeEvent> all = new ArrayList<>();
+      long[] seqs = {10, 20, 30, 400, 500};
+      String[] colors = {"red", "blue", "blue", "green", "red"};
+      for (int i = 0; i < seqs.length; i++) {
+        h.send(item(1, colors[i], seqs[i]));
+        all.add(event(1, colors[i], seqs[i]));
+      }
+      assertThat(storedEvents(h)).isEqualTo(5);
+
+      h.driver.advanceWallClockTime(Duration.ofSeconds(61));
+      // newest 500, horizon 100: 10, 20 and 30 are past it; 30 stays as the anchor
+      assertThat(storedEvents(h)).isEqualTo(3);
+
+      h.send(item(1, "pink", 450), item(1, "green", 401));
+      all.add(event(1, "pink", 450));
+      all.add(event(1, "green", 401));
+      assertThat(h.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, all));
+    }
+  }
+
+  private static int storedEvents(TopologyHarness h) {
+    KeyValueStore<Bytes, byte[]> store = h.driver.getKeyValueStore(DimensionTopology.EVENT_STORE);
+    int n = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+      while (it.hasNext()) {
+        it.next();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void shouldKeepOneKeysEventsInOneOrderedRange() {
+    EventJson json = new EventJson(ITEMS);
+    byte[] k = json.keyBytes(BusinessKey.of(1L));
+    Bytes neg = RocksDbHistoryStore.eventKey(k, Sequence.of(-5));
+    Bytes zero = RocksDbHistoryStore.eventKey(k, Sequence.of(0));
+    Bytes big = RocksDbHistoryStore.eventKey(k, Sequence.of(Long.MAX_VALUE));
+    Bytes otherKey = RocksDbHistoryStore.eventKey(json.keyBytes(BusinessKey.of(10L)), Sequence.of(Long.MIN_VALUE));
+    assertThat(neg.compareTo(zero)).isNegative();
+    assertThat(zero.compareTo(big)).isNegative();
+    assertThat(big.compareTo(otherKey) < 0 || neg.compareTo(otherKey) > 0).as("key 10 outside key 1's range").isTrue();
+  }
+}
