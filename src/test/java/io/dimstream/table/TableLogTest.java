@@ -130,6 +130,11 @@ class TableLogTest {
     assertThat(newer.committed()).isTrue();
     assertThat(table.txnVersion("p1")).isEqualTo(4);
     assertThat(table.txnVersion("unknown")).isEqualTo(-1);
+    // a lower version given alongside a new one does not move the recorded marker back
+    table.commit(upserts(version(2, 0, null, "c")), Map.of("p0", 9L, "p2", 1L), "MERGE");
+    assertThat(table.txnVersion("p0")).isEqualTo(10);
+    assertThat(KernelReader.txnVersion(dir, "p0")).contains(10L);
+    assertThat(table.txnVersion("p2")).isEqualTo(1);
   }
 
   @Test
