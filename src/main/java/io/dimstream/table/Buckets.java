@@ -18,9 +18,15 @@ final class Buckets {
   static int of(BusinessKey key, int buckets) {
     long h = 0xcbf29ce484222325L;
     for (Object v : key.values()) {
-      for (byte b : canonical(v).getBytes(StandardCharsets.UTF_8)) {
-        h ^= b & 0xff;
-        h *= 0x100000001b3L;
+      if (v instanceof Long || v instanceof Integer) {
+        // whole numbers hash by value, so an int and a long key land alike, without formatting them
+        h = (h ^ ((Number) v).longValue()) * 0x100000001b3L;
+        h ^= h >>> 29;
+      } else {
+        for (byte b : canonical(v).getBytes(StandardCharsets.UTF_8)) {
+          h ^= b & 0xff;
+          h *= 0x100000001b3L;
+        }
       }
       h ^= 0xff;
       h *= 0x100000001b3L;
