@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** Builds every user-facing table error: what happened, why, and how to fix it, naming the file involved. */
-public final class TableErrors {
+final class TableErrors {
   private TableErrors() {}
 
   static TableException notATable(Path root) {
