@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -214,6 +215,18 @@ class TableLogTest {
     assertThatThrownBy(() -> DeltaTable.open(dir))
         .isInstanceOf(TableException.class)
         .hasMessageContaining(commit.toString()).hasMessageContaining("truncated");
+  }
+
+  @Test
+  void shouldNameACorruptCheckpoint() throws IOException {
+    DeltaTable table = create(Map.of("delta.checkpointInterval", "2"));
+    commitSeries(table, 2);
+    Path checkpoint = table.deltaLog().checkpointFile(2);
+    byte[] bytes = Files.readAllBytes(checkpoint);
+    Files.write(checkpoint, Arrays.copyOf(bytes, bytes.length / 2));
+    assertThatThrownBy(() -> DeltaTable.open(dir))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining(checkpoint.toString()).hasMessageContaining("cannot read the checkpoint");
   }
 
   @Test
