@@ -18,7 +18,7 @@ final class TableProperties {
   static final String CURRENT_CODEC = "dimstream.currentCodec";
   /** Rows per closed-version file written by a commit or by optimize. */
   static final String TARGET_FILE_ROWS = "dimstream.targetFileRows";
-  static final long DEFAULT_TARGET_FILE_ROWS = 1_000_000;
+  static final long DEFAULT_TARGET_FILE_ROWS = 100_000;
   static final String CHECKPOINT_INTERVAL = "delta.checkpointInterval";
   static final int DEFAULT_CHECKPOINT_INTERVAL = 10;
   static final String TOMBSTONE_RETENTION = "delta.deletedFileRetentionDuration";
