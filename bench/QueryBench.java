@@ -43,7 +43,7 @@ public class QueryBench {
   public static void main(String[] args) throws Exception {
     int target = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     Path dir = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("dimstream-bench");
-    String fileRows = args.length > 2 ? args[2] : "1000000";
+    String fileRows = args.length > 2 ? args[2] : "100000";
     Path tablePath = dir.resolve("customers-" + fileRows);
     long t0 = System.nanoTime();
     List<Version> versions;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Query latencies over a Delta table of ~1M versions: point as-of, key history, full as-of scan.
-# Usage: bench/query-latency.sh [versions (1000000)] [work dir (temp; a table there is reused)] [dimstream.targetFileRows (1000000)] [lookups (50)]
+# Usage: bench/query-latency.sh [versions (1000000)] [work dir (temp; a table there is reused)] [dimstream.targetFileRows (100000, the table default)] [lookups (50)]
 # Not part of `mvn verify`. Needs the project compiled (mvn -o -q test-compile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
