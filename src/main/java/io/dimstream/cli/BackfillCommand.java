@@ -84,7 +84,7 @@ final class BackfillCommand implements Callable<Integer> {
     long read = 0;
     long rejected = 0;
     BufferedWriter dlq = dlqFile == null ? null : Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8);
-    try (InputFiles.LineReader lines = InputFiles.open(input);
+    try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
         Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
       while (lines.hasNext()) {
         InputFiles.Line line = lines.next();

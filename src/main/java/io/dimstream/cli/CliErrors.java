@@ -29,7 +29,7 @@ final class CliErrors {
 
   static DimstreamException unconvertibleRecord(Path file, long line, String why) {
     return new InputError(file + ", line " + line + ": cannot write the record as Avro with the spec's schema: " + why
-        + ". Nothing was sent. Fix: correct or remove that line, then run produce again");
+        + ". Nothing was sent or applied. Fix: correct or remove that line, then run the command again");
   }
 
   /** A problem with the command line or the spec: exit code 2. */

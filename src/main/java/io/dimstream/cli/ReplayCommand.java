@@ -56,7 +56,7 @@ final class ReplayCommand implements Callable<Integer> {
       throw CliErrors.missingInput(input);
     }
     TopologyReplay.Result result;
-    try (InputFiles.LineReader lines = InputFiles.open(input);
+    try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
         BufferedWriter dlqOut = dlq == null ? null : Files.newBufferedWriter(dlq, StandardCharsets.UTF_8)) {
       Iterator<byte[]> values = new Iterator<>() {
         @Override
