@@ -27,6 +27,11 @@ final class CliErrors {
         + ". Fix: check that the broker is up and the topic exists (dimstream run creates it)", cause);
   }
 
+  static DimstreamException unconvertibleRecord(Path file, long line, String why) {
+    return new InputError(file + ", line " + line + ": cannot write the record as Avro with the spec's schema: " + why
+        + ". Nothing was sent. Fix: correct or remove that line, then run produce again");
+  }
+
   /** A problem with the command line or the spec: exit code 2. */
   static final class UsageError extends DimstreamException {
     UsageError(String message) {

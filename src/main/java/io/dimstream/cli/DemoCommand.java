@@ -122,7 +122,12 @@ final class DemoCommand implements Callable<Integer> {
     out.println("Query it:");
     String key = sample == null ? "1" : String.valueOf(sample.key().values().get(0));
     out.printf("  ./dimstream query history --table %s --key %s%n", tablePath, key);
-    out.printf("  ./dimstream query as-of --table %s --at 2026-01-01T00:00:00Z%n", tablePath);
+    String at = sample == null ? "2026-01-01T00:00:00Z"
+        : new io.dimstream.history.VersionJson(spec).row(sample).get(spec.output().validFrom()).asText();
+    out.printf("  ./dimstream query as-of --table %s --at %s%n", tablePath, at);
+    String base = "http://" + spec.service().httpHost() + ":" + service.httpPort();
+    out.printf("  curl %s/dimensions/%s/keys/%s/history%n", base, spec.name(), key);
+    out.printf("  open %s/ for the timeline page%n", base);
     out.printf("  duckdb -c \"INSTALL delta; LOAD delta; SELECT * FROM delta_scan('%s') LIMIT 10\"%n", tablePath);
   }
 

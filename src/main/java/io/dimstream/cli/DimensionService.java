@@ -3,8 +3,19 @@ package io.dimstream.cli;
 import io.dimstream.broker.EmbeddedKafkaBroker;
 import io.dimstream.broker.TopicProvisioner;
 import io.dimstream.compactor.Compactor;
+import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.VersionJson;
+import io.dimstream.history.VersionAvro;
+import io.dimstream.history.VersionRecordCodec;
+import io.dimstream.query.DeltaVersionTable;
+import io.dimstream.query.StreamsLiveQueries;
+import io.dimstream.query.TableLiveQueries;
+import io.dimstream.query.http.DimensionEndpoint;
+import io.dimstream.query.http.Health;
+import io.dimstream.query.http.QueryServer;
+import io.dimstream.query.http.ServiceMetrics;
+import io.dimstream.topology.LiveStores;
+import org.apache.kafka.streams.state.HostInfo;
 import io.dimstream.topology.DimensionTopology;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,10 +45,12 @@ final class DimensionService implements AutoCloseable {
   private final DimensionSpec spec;
   private EmbeddedKafkaBroker broker;
   private KafkaStreams streams;
-  private Compactor compactor;
+  private volatile Compactor compactor;
   private Thread compactorThread;
   private TableSinkAdapter table;
   private Map<String, Object> kafka;
+  private QueryServer queryServer;
+  private StreamsLiveQueries liveQueries;
   private final java.util.concurrent.CountDownLatch failed = new java.util.concurrent.CountDownLatch(1);
   private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -73,12 +86,15 @@ final class DimensionService implements AutoCloseable {
     }
     TopicProvisioner.ensure(kafka, spec);
 
+    table = TableSinkAdapter.openOrCreate(spec);
+    startQueryServer();
+
     StreamsBuilder builder = new StreamsBuilder();
     DimensionTopology.build(builder, spec);
     Map<String, String> streamsKafka = new HashMap<>();
     kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
     Properties props = DimensionTopology.config(spec, streamsKafka, dataDir.resolve("streams"));
-    props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + spec.service().httpPort());
+    props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.
@@ -95,24 +111,115 @@ final class DimensionService implements AutoCloseable {
       }
     });
     streams.start();
+    liveQueries.attach(new LiveStores(streams, spec), new HostInfo(spec.service().httpHost(), queryServer.port()));
 
-    table = TableSinkAdapter.openOrCreate(spec);
-    VersionJson json = new VersionJson(spec);
-    compactor = new Compactor(spec, spec.service().tablePath(), table, json::decodeChange, kafka,
-        owner(), Clock.systemUTC());
-    compactorThread = new Thread(() -> {
-      try {
-        compactor.run();
-      } finally {
-        if (compactor.failure() != null) {
-          failed.countDown();
-        }
-      }
-    }, "compactor-" + spec.name());
+    VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
+    compactorThread = new Thread(() -> runCompactor(versions), "compactor-" + spec.name());
     compactorThread.setDaemon(true);
     compactorThread.start();
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
         spec.topics().versions(), spec.service().tablePath().toAbsolutePath());
+    if (versions instanceof VersionAvro avro) {
+      LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
+          avro.schema());
+    }
+  }
+
+  /**
+   * Runs the compactor; while another instance holds the table's lease this one stands by and retries, so a
+   * second instance of the service takes over when the first stops. Any other compactor error fails the service.
+   */
+  private void runCompactor(VersionRecordCodec versions) {
+    boolean toldStandby = false;
+    while (!closed.get()) {
+      Compactor c = new Compactor(spec, spec.service().tablePath(), table, versions::decodeChange, kafka, owner(),
+          Clock.systemUTC());
+      compactor = c;
+      try {
+        c.run();
+        return;
+      } catch (LeaseHeldException e) {
+        if (!toldStandby) {
+          LOG.warn("Compactor standing by: {}", e.getMessage());
+          toldStandby = true;
+        }
+        sleepQuietly(5_000);
+      } catch (RuntimeException e) {
+        failed.countDown();
+        return;
+      }
+    }
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Binds the query endpoint first: Kafka Streams must know its real port as {@code application.server}. */
+  private void startQueryServer() {
+    DeltaVersionTable versions = new DeltaVersionTable(table.table());
+    liveQueries = new StreamsLiveQueries(spec, new TableLiveQueries(versions));
+    queryServer = QueryServer.builder()
+        .bind(spec.service().httpHost(), spec.service().httpPort())
+        .dimension(new DimensionEndpoint(liveQueries, versions::commits, new Metrics()))
+        .health(this::health)
+        .build()
+        .start();
+    LOG.info("Query endpoint on http://{}:{}/ (timeline page), /dimensions/{}/keys/<key>", spec.service().httpHost(),
+        queryServer.port(), spec.name());
+  }
+
+  private Health health() {
+    KafkaStreams.State state = streams == null ? null : streams.state();
+    Compactor c = compactor;
+    Throwable f = c == null ? null : c.failure();
+    String compactorState = c == null ? "starting" : f == null ? "running"
+        : f instanceof LeaseHeldException ? "standby (another instance writes the table)" : "failed: " + f.getMessage();
+    boolean up = state != null && state.isRunningOrRebalancing()
+        && (f == null || f instanceof LeaseHeldException);
+    return new Health(up, Map.of("streams", String.valueOf(state), "compactor", compactorState));
+  }
+
+  /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */
+  int httpPort() {
+    return queryServer.port();
+  }
+
+  /** The counters behind {@code /metrics}, read from the topology's Streams metrics and the compactor. */
+  private final class Metrics implements ServiceMetrics {
+    @Override
+    public long eventsIn() {
+      return (long) (metricTotal("events-in-total") + metricTotal("dlq-records-total"));
+    }
+
+    @Override
+    public long versionsOut() {
+      return (long) metricTotal("versions-out-total");
+    }
+
+    @Override
+    public long lateEventsSpliced() {
+      return DimensionService.this.lateEventsSpliced();
+    }
+
+    @Override
+    public long dlqRecords() {
+      return (long) metricTotal("dlq-records-total");
+    }
+
+    @Override
+    public long compactionLag() {
+      return compactor == null ? 0 : Math.max(0, compactor.lag());
+    }
+
+    @Override
+    public long lastCommitVersion() {
+      return table == null ? -1 : table.latestVersion();
+    }
   }
 
   /** A restarted instance on the same host and data directory owns the same table lease. */
@@ -186,6 +293,9 @@ final class DimensionService implements AutoCloseable {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    if (queryServer != null) {
+      queryServer.close();
     }
     if (streams != null) {
       streams.close(Duration.ofSeconds(30));

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.InputFormat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +20,8 @@ import java.util.NoSuchElementException;
 /**
  * Reads a file of change events as record values: JSON lines ({@code .jsonl}, {@code .json}, one record per
  * non-blank line, passed on byte for byte so a malformed line reaches the dead-letter topic as it is), or CSV
- * with a header row ({@code .csv}; each row becomes a JSON object, empty cells null).
+ * with a header row ({@code .csv}; each row becomes a JSON object, empty cells null). For a spec whose input format
+ * is Avro, {@link #forTopic} converts each record into Avro binary with the spec's writer schema.
  */
 final class InputFiles {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,6 +49,55 @@ final class InputFiles {
 
   static LineReader open(Path file) throws IOException {
     return isCsv(file) ? csv(file) : jsonLines(file);
+  }
+
+  /**
+   * The records of {@code file} as the changes topic of {@code spec} takes them: as {@link #open} reads them, or,
+   * when the spec's input format is Avro, each converted by {@link AvroLineEncoder}. A record that cannot be
+   * converted throws an {@link CliErrors.InputError} naming the file, the line and what is wrong.
+   */
+  static LineReader forTopic(Path file, DimensionSpec spec) throws IOException {
+    LineReader lines = open(file);
+    if (spec.inputFormat() != InputFormat.AVRO) {
+      return lines;
+    }
+    AvroLineEncoder avro = new AvroLineEncoder(spec);
+    return new LineReader() {
+      @Override
+      public boolean hasNext() {
+        return lines.hasNext();
+      }
+
+      @Override
+      public Line next() {
+        Line line = lines.next();
+        try {
+          return new Line(line.number(), avro.encode(line.value()));
+        } catch (IllegalArgumentException e) {
+          throw CliErrors.unconvertibleRecord(file, line.number(), e.getMessage());
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        lines.close();
+      }
+    };
+  }
+
+  /**
+   * Reads every record of {@code file} through {@link #forTopic} and returns how many there are, so that a record
+   * that cannot be converted stops a command before anything is sent.
+   */
+  static long checkAll(Path file, DimensionSpec spec) throws IOException {
+    long n = 0;
+    try (LineReader lines = forTopic(file, spec)) {
+      while (lines.hasNext()) {
+        lines.next();
+        n++;
+      }
+    }
+    return n;
   }
 
   private static LineReader jsonLines(Path file) throws IOException {

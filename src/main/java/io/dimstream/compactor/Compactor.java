@@ -120,7 +120,9 @@ public final class Compactor implements Runnable, AutoCloseable {
       LOG.debug("Compactor of {} woken up to stop", spec.name());
     } catch (RuntimeException e) {
       failure = e;
-      LOG.error("Compactor of {} stopped: {}", spec.name(), e.getMessage(), e);
+      if (!(e instanceof LeaseHeldException)) {
+        LOG.error("Compactor of {} stopped: {}", spec.name(), e.getMessage(), e);
+      }
       throw e;
     } finally {
       consumer = null;

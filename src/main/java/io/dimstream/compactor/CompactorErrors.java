@@ -8,8 +8,8 @@ import java.time.Duration;
 final class CompactorErrors {
   private CompactorErrors() {}
 
-  static CompactorException leaseHeld(Path lease, String holder, Duration age, Duration ttl) {
-    return new CompactorException("Another compactor (" + holder + ") is writing the table: its lease " + lease
+  static LeaseHeldException leaseHeld(Path lease, String holder, Duration age, Duration ttl) {
+    return new LeaseHeldException("Another compactor (" + holder + ") is writing the table: its lease " + lease
         + " was renewed " + age.toSeconds() + " s ago. Only one compactor may write a table. Stop the other "
         + "service, or wait " + ttl.toSeconds() + " s after it stopped; delete the lease file only if you are sure "
         + "it is gone.");

@@ -3,7 +3,7 @@ package io.dimstream.compactor;
 import io.dimstream.DimstreamException;
 
 /** The compactor cannot go on; the message says why and what to do. */
-public final class CompactorException extends DimstreamException {
+public class CompactorException extends DimstreamException {
   public CompactorException(String message) {
     super(message);
   }

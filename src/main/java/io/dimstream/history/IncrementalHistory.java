@@ -119,8 +119,11 @@ public final class IncrementalHistory {
     return diff(versionsOf(anchorOpen, oldSuffix), versionsOf(anchorOpen, newSuffix));
   }
 
-  /** The final form of every version touched from the anchor onward, by {@code valid_from}. */
-  static Map<Sequence, Version> versionsOf(Version anchorOpen, List<StoredEvent> suffix) {
+  /**
+   * The final form of every version from the anchor onward, by {@code valid_from}: the version open at the anchor
+   * (if any) and every version the stored events after it opened, with their closes and type-1 updates applied.
+   */
+  public static Map<Sequence, Version> versionsOf(Version anchorOpen, List<StoredEvent> suffix) {
     Map<Sequence, Version> versions = new LinkedHashMap<>();
     Version open = anchorOpen;
     if (open != null) {

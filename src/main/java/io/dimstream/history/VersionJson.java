@@ -33,7 +33,7 @@ import java.util.List;
  * converted with {@link ColumnValues#sequenceValue}. Output column names come from the spec. Instances are
  * immutable and thread-safe; decoding throws {@link IllegalArgumentException} on bytes that are not such a record.
  */
-public final class VersionJson {
+public final class VersionJson implements VersionRecordCodec {
   /** The value field that says why the record was emitted. */
   public static final String CHANGE_FIELD = "_change";
 
@@ -72,6 +72,7 @@ public final class VersionJson {
   }
 
   /** The record key of the version {@code (key, validFrom)}. */
+  @Override
   public byte[] encodeKey(BusinessKey key, Sequence validFrom) {
     ObjectNode n = NODES.objectNode();
     putKey(n, key);
@@ -89,6 +90,7 @@ public final class VersionJson {
    *
    * @throws IllegalArgumentException when {@code kind} is {@link ChangeKind#RETRACT} (a retraction's value is null)
    */
+  @Override
   public byte[] encodeValue(Version version, ChangeKind kind) {
     if (kind == ChangeKind.RETRACT) {
       throw new IllegalArgumentException("a retraction has a null value, not a row");
@@ -118,6 +120,7 @@ public final class VersionJson {
    * The version change a versions-topic record stands for: a {@link VersionChange.Retraction} when {@code value} is
    * null, else a {@link VersionChange.Upsert}. Fits {@code io.dimstream.compactor.VersionRecordDecoder}.
    */
+  @Override
   public VersionChange decodeChange(byte[] key, byte[] value) {
     if (value == null) {
       Key k = decodeKey(key);

@@ -91,7 +91,7 @@ public final class QueryErrors {
 
   public static QueryException noTable(Path dir) {
     return new QueryException(Reason.NOT_FOUND, dir + " is not a dimstream table: it has no _delta_log directory. "
-        + "Pass the table directory the service writes (service.table.path in the spec) with --table.", null);
+        + "Pass the table directory the service writes (service.table_path in the spec, by default <data_dir>/tables/<name>) with --table.", null);
   }
 
   public static QueryException noTableVersion(Path dir, long version, long latest) {

@@ -54,8 +54,10 @@ public final class TableVerifier {
       }
     }
     List<Violation> found = new ArrayList<>();
+    java.util.function.Function<Sequence, String> shown = seq -> seq.size() == 1
+        ? SequenceTimes.format(source.spec(), seq.first()) : seq.toString();
     for (Map.Entry<BusinessKey, List<Bounds>> e : byKey.entrySet()) {
-      check(e.getKey(), e.getValue(), found);
+      check(e.getKey(), e.getValue(), found, shown);
     }
     found.sort(Comparator.comparing(Violation::key, BusinessKeys.ORDER));
     long problems = found.size();
@@ -63,7 +65,8 @@ public final class TableVerifier {
     return new Report(rows, byKey.size(), listed, problems);
   }
 
-  private static void check(BusinessKey key, List<Bounds> versions, List<Violation> out) {
+  private static void check(BusinessKey key, List<Bounds> versions, List<Violation> out,
+      java.util.function.Function<Sequence, String> shown) {
     versions.sort(Comparator.comparing(Bounds::from));
     int open = 0;
     for (int i = 0; i < versions.size(); i++) {
@@ -71,17 +74,19 @@ public final class TableVerifier {
       if (b.to() == null) {
         open++;
       } else if (b.to().compareTo(b.from()) <= 0) {
-        out.add(new Violation(key, "version [" + b.from() + ", " + b.to() + ") is empty or inverted"));
+        out.add(new Violation(key, "version [" + shown.apply(b.from()) + ", " + shown.apply(b.to())
+            + ") is empty or inverted"));
       }
       if (b.isCurrentColumn() != (b.to() == null)) {
-        out.add(new Violation(key, "version from " + b.from() + " has is_current=" + b.isCurrentColumn()
-            + " but valid_to=" + (b.to() == null ? "null" : b.to())));
+        out.add(new Violation(key, "version from " + shown.apply(b.from()) + " has is_current="
+            + b.isCurrentColumn() + " but valid_to=" + (b.to() == null ? "null" : shown.apply(b.to()))));
       }
       if (i > 0) {
         Bounds prev = versions.get(i - 1);
         if (prev.to() == null || prev.to().compareTo(b.from()) > 0) {
-          out.add(new Violation(key, "versions [" + prev.from() + ", " + (prev.to() == null ? "open" : prev.to())
-              + ") and [" + b.from() + ", " + (b.to() == null ? "open" : b.to()) + ") overlap"));
+          out.add(new Violation(key, "versions [" + shown.apply(prev.from()) + ", "
+              + (prev.to() == null ? "open" : shown.apply(prev.to())) + ") and [" + shown.apply(b.from()) + ", "
+              + (b.to() == null ? "open" : shown.apply(b.to())) + ") overlap"));
         }
       }
     }

@@ -6,7 +6,7 @@ import java.util.stream.Stream;
 
 /**
  * The versions of one dimension as of one table version: what {@link HistoryQueries} reads. Implemented over a
- * Delta table snapshot ({@link TableVersions}) and, in tests, over a list.
+ * Delta table snapshot ({@link DeltaVersionTable}) and, in tests, over a list.
  */
 public interface VersionSource {
 

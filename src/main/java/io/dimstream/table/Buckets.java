@@ -11,16 +11,22 @@ import java.util.regex.Pattern;
 
 /** Hash buckets of business keys, and the data file names that carry them. The hash is stable across JVMs. */
 final class Buckets {
-  private static final Pattern BUCKET_FILE = Pattern.compile("(?:^|/)bucket-(\\d{5})-[^/]*$");
+  private static final Pattern BUCKET_FILE = Pattern.compile("(?:^|/)bucket-(\\d{5})-of-(\\d{5})-[^/]*$");
 
   private Buckets() {}
 
   static int of(BusinessKey key, int buckets) {
     long h = 0xcbf29ce484222325L;
     for (Object v : key.values()) {
-      for (byte b : canonical(v).getBytes(StandardCharsets.UTF_8)) {
-        h ^= b & 0xff;
-        h *= 0x100000001b3L;
+      if (v instanceof Long || v instanceof Integer) {
+        // whole numbers hash by value, so an int and a long key land alike, without formatting them
+        h = (h ^ ((Number) v).longValue()) * 0x100000001b3L;
+        h ^= h >>> 29;
+      } else {
+        for (byte b : canonical(v).getBytes(StandardCharsets.UTF_8)) {
+          h ^= b & 0xff;
+          h *= 0x100000001b3L;
+        }
       }
       h ^= 0xff;
       h *= 0x100000001b3L;
@@ -41,17 +47,25 @@ final class Buckets {
     return String.valueOf(v);
   }
 
-  static String currentFile(String partitionDir, int bucket, String codec) {
-    return partitionDir + "/" + String.format("bucket-%05d-%s.%s.parquet", bucket, UUID.randomUUID(), codec);
+  static String currentFile(String partitionDir, int bucket, int buckets, String codec) {
+    return partitionDir + "/"
+        + String.format("bucket-%05d-of-%05d-%s.%s.parquet", bucket, buckets, UUID.randomUUID(), codec);
   }
 
   static String closedFile(String partitionDir, String codec) {
     return partitionDir + "/part-" + UUID.randomUUID() + "." + codec + ".parquet";
   }
 
-  /** The bucket a current-partition file holds, or -1 when its name does not say (written by another engine). */
-  static int parse(String path) {
+  /**
+   * The bucket a current-partition file holds under {@code buckets} buckets, or -1 when its name does not say so
+   * (written by another engine, or under another bucket count): such files are re-bucketed by the next commit.
+   */
+  static int parse(String path, int buckets) {
     Matcher m = BUCKET_FILE.matcher(path);
-    return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    if (!m.find() || Integer.parseInt(m.group(2)) != buckets) {
+      return -1;
+    }
+    int b = Integer.parseInt(m.group(1));
+    return b < buckets ? b : -1;
   }
 }

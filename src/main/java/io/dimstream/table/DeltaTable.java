@@ -15,20 +15,18 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongFunction;
-import java.util.stream.Stream;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +70,7 @@ public final class DeltaTable {
    * Creates a new, empty table: version 0 holds protocol (reader 1, writer 2), metaData (schema, partition column
    * {@code is_current}, configuration = {@code properties} plus {@code dimstream.spec}) and commitInfo.
    *
-   * @param properties table properties, e.g. {@code dimstream.buckets} (default 16), {@code dimstream.codec}
+   * @param properties table properties, e.g. {@code dimstream.buckets} (default 64), {@code dimstream.codec}
    *                   (zstd|snappy), {@code delta.checkpointInterval} (default 10); may be empty, not null
    * @throws TableException when the directory already holds a table, or a property is invalid
    */
@@ -87,6 +85,7 @@ public final class DeltaTable {
     conf.put(SpecCodec.PROPERTY, SpecCodec.toJson(spec));
     conf.putIfAbsent(TableProperties.BUCKETS, Integer.toString(TableProperties.buckets(conf)));
     TableProperties.codec(conf);
+    TableProperties.currentCodec(conf);
     TableProperties.checkpointInterval(conf);
     TableProperties.tombstoneRetention(conf);
     TableProperties.targetFileRows(conf);
@@ -391,7 +390,7 @@ public final class DeltaTable {
       List<AddFile> added = new ArrayList<>();
       List<AddFile> removed = new ArrayList<>();
       long rewritten = 0;
-      String codecName = codec.name().toLowerCase(java.util.Locale.ROOT);
+      String codecName = codec.name().toLowerCase(Locale.ROOT);
       try {
         for (List<AddFile> b : bins) {
           List<Version> all = new ArrayList<>();
@@ -562,6 +561,12 @@ public final class DeltaTable {
    * throws {@link CommitConflictException}. Afterwards caches the new state and checkpoints when due.
    */
   void writeCommit(long version, List<Action> actions, long now, List<AddFile> written, TableState base) {
+    try {
+      LogReplay.checkWritable(root, base);
+    } catch (TableException e) {
+      deleteWritten(written);
+      throw e;
+    }
     List<String> lines = new ArrayList<>(actions.size());
     actions.forEach(a -> lines.add(ActionCodec.toJson(a)));
     if (!log.putIfAbsent(version, lines, now)) {

@@ -1,5 +1,6 @@
 package io.dimstream.table;
 
+import java.nio.file.Path;
 import java.util.TreeSet;
 
 /** Loads table state: the newest checkpoint at or before the wanted version, then the commits after it. */
@@ -30,10 +31,21 @@ final class LogReplay {
       throw TableErrors.corruptCommit(log.commitFile(from), 1,
           new IllegalArgumentException("the log has no protocol or metaData action up to version " + target));
     }
-    if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
+    checkReadable(log, s);
+    return s;
+  }
+
+  private static void checkReadable(DeltaLog log, TableState s) {
+    if (s.protocol.minReaderVersion() > 1) {
       throw TableErrors.unsupportedProtocol(log.root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
     }
-    return s;
+  }
+
+  /** Throws unless dimstream may write the table (writer version at most 2: no table features). */
+  static void checkWritable(Path root, TableState s) {
+    if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
+      throw TableErrors.unsupportedProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+    }
   }
 
   /** {@code state} moved forward over every commit written after it; the same object when there is none. */
@@ -48,9 +60,7 @@ final class LogReplay {
       b.apply(log.readCommit(v));
     }
     TableState s = b.build(v, log.commitTimestamp(v));
-    if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
-      throw TableErrors.unsupportedProtocol(log.root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
-    }
+    checkReadable(log, s);
     return s;
   }
 }

@@ -125,8 +125,8 @@ public final class Snapshot {
     List<AddFile> files = new ArrayList<>();
     for (AddFile a : state.adds.values()) {
       if (isCurrentFile(a)) {
-        int b = Buckets.parse(a.path());
-        if (b >= 0 && b < buckets && b != bucket) {
+        int b = Buckets.parse(a.path(), buckets);
+        if (b >= 0 && b != bucket) {
           continue;
         }
       }

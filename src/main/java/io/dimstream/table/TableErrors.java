@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** Builds every user-facing table error: what happened, why, and how to fix it, naming the file involved. */
-public final class TableErrors {
+final class TableErrors {
   private TableErrors() {}
 
   static TableException notATable(Path root) {
@@ -64,8 +64,8 @@ public final class TableErrors {
 
   static TableException unsupportedProtocol(Path root, int reader, int writer) {
     return new TableException(root + ": the table needs Delta reader version " + reader + " / writer version "
-        + writer + ", but dimstream reads 1 and writes 2 (no table features). Fix: use a table written by dimstream, "
-        + "or one whose protocol was not upgraded.");
+        + writer + ", but dimstream reads version 1 and writes version 2 (no table features). Fix: use a table "
+        + "written by dimstream, or one whose protocol was not upgraded (e.g. by enabling deletion vectors).");
   }
 
   static TableException notADimensionTable(Path root) {

@@ -11,12 +11,14 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 final class TableProperties {
   /** Hash buckets of the current-version partition; fixed when the table is created. */
   static final String BUCKETS = "dimstream.buckets";
-  static final int DEFAULT_BUCKETS = 16;
-  /** Parquet codec of the data files: zstd (default) or snappy. */
+  static final int DEFAULT_BUCKETS = 64;
+  /** Parquet codec of the closed-version files (written once, kept long): zstd (default) or snappy. */
   static final String CODEC = "dimstream.codec";
+  /** Parquet codec of the current-partition bucket files (rewritten by most commits): snappy (default) or zstd. */
+  static final String CURRENT_CODEC = "dimstream.currentCodec";
   /** Rows per closed-version file written by a commit or by optimize. */
   static final String TARGET_FILE_ROWS = "dimstream.targetFileRows";
-  static final long DEFAULT_TARGET_FILE_ROWS = 1_000_000;
+  static final long DEFAULT_TARGET_FILE_ROWS = 100_000;
   static final String CHECKPOINT_INTERVAL = "delta.checkpointInterval";
   static final int DEFAULT_CHECKPOINT_INTERVAL = 10;
   static final String TOMBSTONE_RETENTION = "delta.deletedFileRetentionDuration";
@@ -36,12 +38,20 @@ final class TableProperties {
   }
 
   static CompressionCodecName codec(Map<String, String> conf) {
-    String v = conf.getOrDefault(CODEC, "zstd").trim().toLowerCase(Locale.ROOT);
+    return codec(CODEC, conf.getOrDefault(CODEC, "zstd"));
+  }
+
+  static CompressionCodecName currentCodec(Map<String, String> conf) {
+    return codec(CURRENT_CODEC, conf.getOrDefault(CURRENT_CODEC, "snappy"));
+  }
+
+  private static CompressionCodecName codec(String property, String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
     return switch (v) {
       case "zstd" -> CompressionCodecName.ZSTD;
       case "snappy" -> CompressionCodecName.SNAPPY;
       case "none", "uncompressed" -> CompressionCodecName.UNCOMPRESSED;
-      default -> throw TableErrors.badProperty(CODEC, v, "zstd, snappy or none");
+      default -> throw TableErrors.badProperty(property, v, "zstd, snappy or none");
     };
   }
 

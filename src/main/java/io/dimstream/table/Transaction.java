@@ -34,10 +34,12 @@ public final class Transaction {
    * nothing); the last change per identity wins. Records each {@code txns} entry as a Delta {@code txn}.
    *
    * @param changes   may be empty (then only the txn markers are committed)
-   * @param txns      appId to version; null or empty for none
+   * @param txns      appId to version; null or empty for none. A version not above the recorded one is not
+   *                  written (markers never go backwards). The table cannot tell which change came from which
+   *                  appId: the caller must not resend changes an already recorded txn covers
    * @param operation the commitInfo operation, e.g. {@code MERGE} or {@code WRITE}
    * @return the result; {@code committed} is false (and nothing is written) when {@code txns} is non-empty and
-   *     every one of its versions is at most what the snapshot already records
+   *     every one of its versions is at most what the snapshot already records, or when both arguments are empty
    * @throws CommitConflictException when another writer created the next version first
    * @throws CommitStateUnknownException when the commit file could not be written and its fate is unknown
    * @throws IllegalStateException when called twice
@@ -54,6 +56,10 @@ public final class Transaction {
         .allMatch(e -> e.getValue() <= base.txnVersion(e.getKey()))) {
       return CommitResult.skipped(state.version, elapsedMs(start));
     }
+    if (changes.isEmpty() && markers.isEmpty()) {
+      return CommitResult.skipped(state.version, elapsedMs(start));
+    }
+    LogReplay.checkWritable(table.path(), state);
     CommitPlanner planner = new CommitPlanner(table, state, base.layout);
     CommitPlanner.Plan plan;
     try {
@@ -68,7 +74,12 @@ public final class Transaction {
       actions.add(r.remove(now, true));
     }
     actions.addAll(plan.added());
-    markers.forEach((app, v) -> actions.add(new SetTransaction(app, v, now)));
+    // a marker never moves backwards: an appId whose recorded version is already higher keeps it
+    markers.forEach((app, v) -> {
+      if (v > base.txnVersion(app)) {
+        actions.add(new SetTransaction(app, v, now));
+      }
+    });
     ObjectNode info = ActionCodec.JSON.createObjectNode();
     info.put("timestamp", now);
     info.put("operation", operation);

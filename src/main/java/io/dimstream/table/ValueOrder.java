@@ -34,18 +34,19 @@ final class ValueOrder {
     return 0;
   }
 
+  /** Code point order (= UTF-8 byte order); differs from {@link String#compareTo} only around surrogates. */
   private static int compareCodePoints(String x, String y) {
-    int i = 0;
-    int j = 0;
-    while (i < x.length() && j < y.length()) {
-      int a = x.codePointAt(i);
-      int b = y.codePointAt(j);
+    int n = Math.min(x.length(), y.length());
+    for (int i = 0; i < n; i++) {
+      char a = x.charAt(i);
+      char b = y.charAt(i);
       if (a != b) {
-        return Integer.compare(a, b);
+        if (Character.isSurrogate(a) || Character.isSurrogate(b)) {
+          return Integer.compare(x.codePointAt(i), y.codePointAt(i));
+        }
+        return a - b;
       }
-      i += Character.charCount(a);
-      j += Character.charCount(b);
     }
-    return Integer.compare(x.length() - i, y.length() - j);
+    return x.length() - y.length();
   }
 }

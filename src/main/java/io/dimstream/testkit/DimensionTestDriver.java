@@ -9,7 +9,9 @@ import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.BusinessKey;
 import io.dimstream.history.BusinessKeys;
 import io.dimstream.history.Version;
+import io.dimstream.history.VersionChange;
 import io.dimstream.history.VersionJson;
+import io.dimstream.history.VersionRecordCodec;
 import io.dimstream.topology.DimensionTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,6 +72,7 @@ public final class DimensionTestDriver implements AutoCloseable {
   private final TestOutputTopic<byte[], byte[]> versionsTopic;
   private final TestOutputTopic<byte[], byte[]> dlqTopic;
   private final VersionJson json;
+  private final VersionRecordCodec codec;
   private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
   private final List<Rejection> rejections = new ArrayList<>();
 
@@ -89,6 +92,7 @@ public final class DimensionTestDriver implements AutoCloseable {
         new ByteArrayDeserializer());
     dlqTopic = driver.createOutputTopic(spec.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     json = new VersionJson(spec);
+    codec = VersionRecordCodec.forSpec(spec);
   }
 
   public static DimensionTestDriver of(DimensionSpec spec) {
@@ -192,11 +196,12 @@ public final class DimensionTestDriver implements AutoCloseable {
 
   private void drain() {
     for (TestRecord<byte[], byte[]> r : versionsTopic.readRecordsToList()) {
-      VersionJson.Key id = json.decodeKey(r.key());
-      if (r.value() == null) {
-        table.remove(id);
+      VersionChange c = codec.decodeChange(r.key(), r.value());
+      VersionJson.Key id = new VersionJson.Key(c.key(), c.validFrom());
+      if (c instanceof VersionChange.Upsert u) {
+        table.put(id, u.version());
       } else {
-        table.put(id, json.decodeValue(r.value()).version());
+        table.remove(id);
       }
     }
     for (TestRecord<byte[], byte[]> r : dlqTopic.readRecordsToList()) {

@@ -4,8 +4,8 @@ import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.DeadLetters;
 import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputFormat;
 import io.dimstream.history.EventJson;
+import io.dimstream.history.VersionRecordCodec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -84,7 +84,7 @@ public final class DimensionTopology {
    * {@link #DEFAULT_PRUNE_INTERVAL}.
    *
    * @throws io.dimstream.change.ChangeException when the spec's Avro schema cannot be used for decoding
-   * @throws TopologyException when the spec asks for a versions format other than JSON
+   * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec) {
     build(builder, spec, ChangeDecoder.forSpec(spec), DEFAULT_PRUNE_INTERVAL);
@@ -94,11 +94,14 @@ public final class DimensionTopology {
    * Adds the dimension's topology to {@code builder}, decoding with {@code decoder}.
    *
    * @param pruneInterval wall-clock interval of the event-store pruning punctuator; must be positive
-   * @throws TopologyException when the spec asks for a versions format other than JSON
+   * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval) {
-    if (spec.outputFormat() != OutputFormat.JSON) {
-      throw TopologyErrors.unsupportedVersionsFormat(spec);
+    VersionRecordCodec versions;
+    try {
+      versions = VersionRecordCodec.forSpec(spec);
+    } catch (IllegalArgumentException e) {
+      throw TopologyErrors.unusableVersionsSchema(spec, e.getMessage());
     }
     if (pruneInterval.isNegative() || pruneInterval.isZero()) {
       throw new IllegalArgumentException("the prune interval must be positive, got " + pruneInterval);
@@ -120,7 +123,7 @@ public final class DimensionTopology {
 
     KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
         .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
-        .process(() -> new Scd2Processor(spec, pruneInterval), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
+        .process(() -> new Scd2Processor(spec, versions, pruneInterval), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))

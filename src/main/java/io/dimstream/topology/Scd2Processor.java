@@ -8,7 +8,7 @@ import io.dimstream.history.EventJson;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.VersionChange;
-import io.dimstream.history.VersionJson;
+import io.dimstream.history.VersionRecordCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.kafka.common.header.Headers;
@@ -34,7 +34,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final DimensionSpec spec;
   private final IncrementalHistory history;
   private final EventJson eventJson;
-  private final VersionJson versionJson;
+  private final VersionRecordCodec versions;
   private final Duration pruneInterval;
   private ProcessorContext<OutKey, byte[]> context;
   private KeyValueStore<Bytes, byte[]> currentStore;
@@ -45,11 +45,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private org.apache.kafka.common.metrics.Sensor lateSpliced;
   private org.apache.kafka.common.metrics.Sensor tooLate;
 
-  Scd2Processor(DimensionSpec spec, Duration pruneInterval) {
+  Scd2Processor(DimensionSpec spec, VersionRecordCodec versions, Duration pruneInterval) {
     this.spec = spec;
     this.history = new IncrementalHistory(spec);
     this.eventJson = new EventJson(spec);
-    this.versionJson = new VersionJson(spec);
+    this.versions = versions;
     this.pruneInterval = pruneInterval;
   }
 
@@ -99,8 +99,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private void forwardVersion(Record<byte[], Envelope> in, VersionChange c) {
     Headers headers = new RecordHeaders();
     headers.add(DimensionTopology.CHANGE_HEADER, c.kind().wireName().getBytes(StandardCharsets.UTF_8));
-    byte[] value = c instanceof VersionChange.Upsert u ? versionJson.encodeValue(u.version(), u.kind()) : null;
-    OutKey key = new OutKey(in.key(), versionJson.encodeKey(c.key(), c.validFrom()));
+    byte[] value = c instanceof VersionChange.Upsert u ? versions.encodeValue(u.version(), u.kind()) : null;
+    OutKey key = new OutKey(in.key(), versions.encodeKey(c.key(), c.validFrom()));
     context.forward(new Record<>(key, value, in.timestamp(), headers));
   }
 

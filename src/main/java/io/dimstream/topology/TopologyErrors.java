@@ -6,10 +6,10 @@ import io.dimstream.config.DimensionSpec;
 final class TopologyErrors {
   private TopologyErrors() {}
 
-  static TopologyException unsupportedVersionsFormat(DimensionSpec spec) {
+  static TopologyException unusableVersionsSchema(DimensionSpec spec, String why) {
     String where = spec.source() == null ? "dimension '" + spec.name() + "'" : spec.source().toString();
-    return new TopologyException(where + ": field 'versions_format': " + spec.outputFormat().name().toLowerCase(
-        java.util.Locale.ROOT) + " version records are not produced by this version of dimstream; only JSON is "
-        + "(see the README, section Record formats). Fix: remove 'versions_format' or set it to json");
+    return new TopologyException(where + ": field 'versions_format': avro version records cannot be built for this "
+        + "dimension: " + why + ". Fix: rename the column (Avro names are letters, digits and '_', not starting with "
+        + "a digit, and 'change' is taken by the change field), or set versions_format: json");
   }
 }

@@ -3,7 +3,9 @@ package io.dimstream.topology;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.BusinessKeys;
 import io.dimstream.history.Version;
+import io.dimstream.history.VersionChange;
 import io.dimstream.history.VersionJson;
+import io.dimstream.history.VersionRecordCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -80,7 +82,7 @@ public final class TopologyReplay {
     // at-least-once: under the test driver it processes exactly the same, without a commit per record
     Properties props = DimensionTopology.config(spec,
         Map.of("bootstrap.servers", "replay:9092", "processing.guarantee", "at_least_once"), stateDir);
-    VersionJson json = new VersionJson(spec);
+    VersionRecordCodec codec = VersionRecordCodec.forSpec(spec);
     Map<VersionJson.Key, Version> table = new HashMap<>();
     long records = 0;
     long rejected = 0;
@@ -95,11 +97,11 @@ public final class TopologyReplay {
         in.pipeInput((byte[]) null, values.next());
         records++;
         if (records % DRAIN_EVERY == 0) {
-          apply(json, versions, table);
+          apply(codec, versions, table);
           rejected += drain(dlq, rejects);
         }
       }
-      apply(json, versions, table);
+      apply(codec, versions, table);
       rejected += drain(dlq, rejects);
     }
     List<Version> history = new ArrayList<>(table.values());
@@ -107,14 +109,15 @@ public final class TopologyReplay {
     return new Result(history, records, rejected);
   }
 
-  private static void apply(VersionJson json, TestOutputTopic<byte[], byte[]> versions,
+  private static void apply(VersionRecordCodec codec, TestOutputTopic<byte[], byte[]> versions,
       Map<VersionJson.Key, Version> table) {
     for (KeyValue<byte[], byte[]> kv : versions.readKeyValuesToList()) {
-      if (kv.value == null) {
-        table.remove(json.decodeKey(kv.key));
+      VersionChange c = codec.decodeChange(kv.key, kv.value);
+      VersionJson.Key id = new VersionJson.Key(c.key(), c.validFrom());
+      if (c instanceof VersionChange.Upsert u) {
+        table.put(id, u.version());
       } else {
-        Version v = json.decodeValue(kv.value).version();
-        table.put(new VersionJson.Key(v.key(), v.validFrom()), v);
+        table.remove(id);
       }
     }
   }

@@ -42,7 +42,7 @@ class TableCommandTest {
     QueryCommandTest.Run r = table("verify", "--table", t.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).startsWith("FAILED");
-    assertThat(r.out()).contains("key 1: versions [").contains("overlap").contains("key 2: ")
+    assertThat(r.out()).contains("key 1: versions [2026-01-01T00:00:00Z, 2026-01-05T00:00:00Z) and [2026-01-03T00:00:00Z, open) overlap").contains("key 2: ")
         .doesNotContain("key 3");
   }
 

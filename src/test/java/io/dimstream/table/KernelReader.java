@@ -59,6 +59,29 @@ public final class KernelReader {
     return Table.forPath(ENGINE, table.toString()).getLatestSnapshot(ENGINE).getLatestTransactionVersion(ENGINE, appId);
   }
 
+  /** How many data files Kernel plans to read for {@code filter}: fewer than all when it skips by our statistics. */
+  static int scanFileCount(Path table, io.delta.kernel.expressions.Predicate filter) {
+    io.delta.kernel.Snapshot snapshot = Table.forPath(ENGINE, table.toString()).getLatestSnapshot(ENGINE);
+    io.delta.kernel.ScanBuilder builder = snapshot.getScanBuilder();
+    if (filter != null) {
+      builder = builder.withFilter(filter);
+    }
+    int n = 0;
+    try (CloseableIterator<FilteredColumnarBatch> files = builder.build().getScanFiles(ENGINE)) {
+      while (files.hasNext()) {
+        try (CloseableIterator<Row> rows = files.next().getRows()) {
+          while (rows.hasNext()) {
+            rows.next();
+            n++;
+          }
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return n;
+  }
+
   /** Every row as column name to value (Kernel's raw forms: dates as epoch days, timestamps as micros). */
   static List<Map<String, Object>> rows(io.delta.kernel.Snapshot snapshot) {
     List<Map<String, Object>> out = new ArrayList<>();

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -130,6 +131,11 @@ class TableLogTest {
     assertThat(newer.committed()).isTrue();
     assertThat(table.txnVersion("p1")).isEqualTo(4);
     assertThat(table.txnVersion("unknown")).isEqualTo(-1);
+    // a lower version given alongside a new one does not move the recorded marker back
+    table.commit(upserts(version(2, 0, null, "c")), Map.of("p0", 9L, "p2", 1L), "MERGE");
+    assertThat(table.txnVersion("p0")).isEqualTo(10);
+    assertThat(KernelReader.txnVersion(dir, "p0")).contains(10L);
+    assertThat(table.txnVersion("p2")).isEqualTo(1);
   }
 
   @Test
@@ -209,6 +215,18 @@ class TableLogTest {
     assertThatThrownBy(() -> DeltaTable.open(dir))
         .isInstanceOf(TableException.class)
         .hasMessageContaining(commit.toString()).hasMessageContaining("truncated");
+  }
+
+  @Test
+  void shouldNameACorruptCheckpoint() throws IOException {
+    DeltaTable table = create(Map.of("delta.checkpointInterval", "2"));
+    commitSeries(table, 2);
+    Path checkpoint = table.deltaLog().checkpointFile(2);
+    byte[] bytes = Files.readAllBytes(checkpoint);
+    Files.write(checkpoint, Arrays.copyOf(bytes, bytes.length / 2));
+    assertThatThrownBy(() -> DeltaTable.open(dir))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining(checkpoint.toString()).hasMessageContaining("cannot read the checkpoint");
   }
 
   @Test

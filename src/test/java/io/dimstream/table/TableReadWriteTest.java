@@ -92,6 +92,27 @@ class TableReadWriteTest {
   }
 
   @Test
+  void shouldWriteStatisticsThatKernelUsesToSkipFiles() {
+    DeltaTable table = threeGenerations(3);
+    Snapshot s = table.latest();
+    long currentFiles = s.state.adds.values().stream().filter(s::isCurrentFile).count();
+    int all = KernelReader.scanFileCount(dir, null);
+    assertThat(all).isEqualTo(currentFiles + 2);
+    // valid_from is 0h and 10h in the two closed files, 20h in the current ones
+    assertThat(KernelReader.scanFileCount(dir, timestampPredicate(">=", "valid_from", 20))).isEqualTo(currentFiles);
+    assertThat(KernelReader.scanFileCount(dir, timestampPredicate(">", "valid_from", 25))).isZero();
+    assertThat(KernelReader.scanFileCount(dir, timestampPredicate("<", "valid_from", 5))).isEqualTo(1);
+    io.delta.kernel.expressions.Predicate absentKey = new io.delta.kernel.expressions.Predicate("=",
+        new io.delta.kernel.expressions.Column("customer_id"), io.delta.kernel.expressions.Literal.ofLong(99));
+    assertThat(KernelReader.scanFileCount(dir, absentKey)).isZero();
+  }
+
+  private static io.delta.kernel.expressions.Predicate timestampPredicate(String op, String column, long hour) {
+    return new io.delta.kernel.expressions.Predicate(op, new io.delta.kernel.expressions.Column(column),
+        io.delta.kernel.expressions.Literal.ofTimestamp(at(hour).first()));
+  }
+
+  @Test
   void shouldReturnOneKeysHistoryOldestFirstReadingOnlyFilesThatMayHoldIt() throws IOException {
     DeltaTable table = threeGenerations(3);
     table.commit(upserts(version(100, 0, 7L, "other"), version(100, 7, null, "other2")), Map.of(), "MERGE");
@@ -223,6 +244,30 @@ class TableReadWriteTest {
     assertThat(rows(table.latest().asOf(Sequence.of(day, 7)))).containsExactly(a1, b);
     assertThat(rows(table.latest().asOf(Sequence.of(day, 9)))).containsExactly(a2, b);
     assertThat(table.latest().history(BusinessKey.of("eu-west/ü", 7))).containsExactly(a1, a2);
+  }
+
+  @Test
+  void shouldRebucketCurrentFilesItDidNotNameWithoutDuplicatingVersions() {
+    DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "4"));
+    table.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")), Map.of(), "WRITE");
+    // another engine (say Spark OPTIMIZE) rewrote the current partition into one file with its own name
+    Snapshot s = table.latest();
+    List<Version> current = scan(s);
+    AddFile foreign = DataFiles.write(dir, "is_current=true/part-00000-spark.snappy.parquet", current, s.layout, true,
+        org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY);
+    List<Action> actions = new ArrayList<>();
+    s.state.adds.values().forEach(a -> actions.add(a.remove(System.currentTimeMillis(), false)));
+    actions.add(foreign.withDataChange(false));
+    table.writeCommit(s.version() + 1, actions, table.commitTimestamp(s.state), List.of(), s.state);
+    assertThat(scan(table.latest())).isEqualTo(current);
+
+    table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")), Map.of(), "MERGE");
+    List<Version> expected = sorted(List.of(version(1, 0, 5L, "a"), version(1, 5, null, "a2"),
+        version(2, 0, null, "b")));
+    assertThat(scan(table.latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+    assertThat(table.latest().history(BusinessKey.of(2L))).containsExactly(version(2, 0, null, "b"));
+    assertThat(table.latest().state.adds.keySet()).noneMatch(p -> p.contains("spark"));
   }
 
   @Test

@@ -230,8 +230,9 @@ class DimensionTopologyTest {
   }
 
   @Test
-  void shouldRefuseVersionsFormatsItCannotProduce() {
+  void shouldRefuseAvroVersionsWhoseColumnsCannotBeAvroFields() {
     DimensionSpec avro = DimensionSpec.builder("a").column("id", ColumnType.LONG).column("seq", ColumnType.LONG)
+        .column("change", ColumnType.STRING)
         .key("id").sequence("seq").outputFormat(io.dimstream.config.OutputFormat.AVRO).build();
 
     org.assertj.core.api.Assertions.assertThatThrownBy(

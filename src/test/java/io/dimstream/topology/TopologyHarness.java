@@ -5,7 +5,9 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.BusinessKeys;
 import io.dimstream.history.ChangeKind;
 import io.dimstream.history.Version;
+import io.dimstream.history.VersionChange;
 import io.dimstream.history.VersionJson;
+import io.dimstream.history.VersionRecordCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,6 +45,8 @@ final class TopologyHarness implements AutoCloseable {
   private final TestOutputTopic<byte[], byte[]> versions;
   private final TestOutputTopic<byte[], byte[]> dlq;
   private final VersionJson json;
+  /** Decodes record values in the spec's versions_format. */
+  private final VersionRecordCodec codec;
   /** Every version as the emitted records say, by identity: the table a consumer of the topic would hold. */
   private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
 
@@ -67,6 +71,7 @@ final class TopologyHarness implements AutoCloseable {
     versions = driver.createOutputTopic(spec.topics().versions(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     dlq = driver.createOutputTopic(spec.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     json = new VersionJson(spec);
+    codec = VersionRecordCodec.forSpec(spec);
   }
 
   void send(String... values) {
@@ -90,7 +95,7 @@ final class TopologyHarness implements AutoCloseable {
         out.add(new Emitted(headerKind, id, null));
         table.remove(id);
       } else {
-        VersionJson.Row row = json.decodeValue(r.value());
+        VersionChange.Upsert row = (VersionChange.Upsert) codec.decodeChange(r.key(), r.value());
         if (row.kind() != headerKind || !new VersionJson.Key(row.version().key(), row.version().validFrom()).equals(id)) {
           throw new AssertionError("record key/header disagree with value: " + r);
         }

@@ -1,0 +1,36 @@
+package io.dimstream.history;
+
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.OutputFormat;
+
+/**
+ * The record format of a dimension's versions topic, as chosen by the spec's {@code versions_format}: the record key
+ * is always the JSON identity of {@link VersionJson#encodeKey} (so partitioning and compaction do not depend on the
+ * format); the value is a JSON object ({@link VersionJson}) or an Avro binary record ({@link VersionAvro}), and null
+ * for a retraction. Implementations are immutable and thread-safe.
+ */
+public sealed interface VersionRecordCodec permits VersionJson, VersionAvro {
+
+  /** The codec of {@code spec.outputFormat()}. */
+  static VersionRecordCodec forSpec(DimensionSpec spec) {
+    return spec.outputFormat() == OutputFormat.AVRO ? new VersionAvro(spec) : new VersionJson(spec);
+  }
+
+  /** The record key of the version {@code (key, validFrom)}: the same JSON bytes in every format. */
+  byte[] encodeKey(BusinessKey key, Sequence validFrom);
+
+  /**
+   * The record value of an upserted version.
+   *
+   * @throws IllegalArgumentException when {@code kind} is {@link ChangeKind#RETRACT} (a retraction's value is null)
+   */
+  byte[] encodeValue(Version version, ChangeKind kind);
+
+  /**
+   * The version change a versions-topic record stands for: a {@link VersionChange.Retraction} when {@code value} is
+   * null, else a {@link VersionChange.Upsert}. Fits {@code io.dimstream.compactor.VersionRecordDecoder}.
+   *
+   * @throws IllegalArgumentException when the key or value is not a record of this format and dimension
+   */
+  VersionChange decodeChange(byte[] key, byte[] value);
+}

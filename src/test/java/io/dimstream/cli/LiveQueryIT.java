@@ -1,0 +1,113 @@
+package io.dimstream.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.broker.BrokerExtension;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.history.BusinessKey;
+import io.dimstream.history.Scd2Fold;
+import io.dimstream.history.Version;
+import io.dimstream.query.VersionRows;
+import io.dimstream.testkit.ChangeStreams;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The live query endpoint of two running instances of one dimension: every key can be asked of either
+ * instance, and a key the other instance owns is answered by it (routed with Kafka Streams' key metadata).
+ */
+class LiveQueryIT {
+  @RegisterExtension
+  static final BrokerExtension KAFKA = new BrokerExtension();
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path dir;
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private DimensionSpec spec(String instance) throws Exception {
+    String yaml = Files.readString(Path.of("examples/customers.yaml"))
+        .replaceFirst("(?m)^name: customers", "name: customers_live")
+        + "\nservice:\n  data_dir: " + dir.resolve(instance) + "\n  table_path: " + dir.resolve("table")
+        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n  partitions: 4\n";
+    Path file = dir.resolve(instance + ".yaml");
+    Files.writeString(file, yaml);
+    return DimensionSpecLoader.load(file);
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void shouldAnswerEveryKeyFromEitherInstance() throws Exception {
+    DimensionSpec a = spec("a");
+    DimensionSpec b = spec("b");
+    ChangeStreams.GeneratedStream stream = ChangeStreams.random(a, 5).keys(40).events(800)
+        .late(0.1).duplicates(0.05).deletes(0.05).generate();
+    Path input = dir.resolve("changes.jsonl");
+    stream.writeJsonLines(input);
+    List<Version> expected = Scd2Fold.fold(a, stream.events());
+    Map<BusinessKey, List<Version>> byKey = expected.stream().collect(Collectors.groupingBy(Version::key));
+
+    try (DimensionService one = DimensionService.start(a, KAFKA.bootstrapServers());
+        DimensionService two = DimensionService.start(b, KAFKA.bootstrapServers())) {
+      ProduceCommand.produce(a, input, one.kafka());
+      assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(one.kafka(), a, "dimstream-" + a.name()),
+          Duration.ofMinutes(3))).isTrue();
+
+      VersionRows rows = new VersionRows(a);
+      int servedByOther = 0;
+      for (Map.Entry<BusinessKey, List<Version>> e : byKey.entrySet()) {
+        String key = String.valueOf(e.getKey().values().get(0));
+        Version open = e.getValue().stream().filter(Version::isCurrent).findFirst().orElse(null);
+        HttpResponse<String> r = get(one.httpPort(), "/dimensions/customers_live/keys/" + key);
+        if (open == null) {
+          assertThat(r.statusCode()).as("deleted key %s", key).isEqualTo(404);
+        } else {
+          assertThat(r.statusCode()).as("key %s: %s", key, r.body()).isEqualTo(200);
+          assertThat(JSON.readTree(r.body()).toString()).isEqualTo(rows.json(open).toString());
+        }
+        String servedBy = r.headers().firstValue("X-Dimstream-Served-By").orElse("");
+        if (servedBy.endsWith(":" + two.httpPort())) {
+          servedByOther++;
+        }
+        HttpResponse<String> h = get(two.httpPort(), "/dimensions/customers_live/keys/" + key + "/history");
+        assertThat(h.statusCode()).isEqualTo(200);
+        JsonNode versions = JSON.readTree(h.body()).get("versions");
+        assertThat(versions).hasSize(e.getValue().size());
+        for (int i = 0; i < versions.size(); i++) {
+          assertThat(versions.get(i).toString()).isEqualTo(rows.json(e.getValue().get(i)).toString());
+        }
+        Version first = e.getValue().get(0);
+        String at = rows.json(first).get("valid_from").asText();
+        HttpResponse<String> asOf = get(one.httpPort(), "/dimensions/customers_live/keys/" + key + "?asOf=" + at);
+        assertThat(JSON.readTree(asOf.body()).toString()).isEqualTo(rows.json(first).toString());
+      }
+      assertThat(servedByOther).as("keys owned by the second instance, answered through the first").isPositive();
+
+      assertThat(get(one.httpPort(), "/dimensions/customers_live/keys/999999").statusCode()).isEqualTo(404);
+      assertThat(get(one.httpPort(), "/dimensions/nope/keys/1").statusCode()).isEqualTo(404);
+      assertThat(get(one.httpPort(), "/dimensions/customers_live/keys/1?asOf=yesterday").statusCode()).isEqualTo(400);
+      assertThat(get(one.httpPort(), "/health").statusCode()).isEqualTo(200);
+      String metrics = get(one.httpPort(), "/metrics").body();
+      assertThat(metrics).contains("dimstream_events_in_total{dimension=\"customers_live\"}");
+    }
+  }
+}
