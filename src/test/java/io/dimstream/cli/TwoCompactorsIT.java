@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.CompactorException;
+import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.history.VersionJson;
@@ -59,10 +60,10 @@ class TwoCompactorsIT {
       Compactor intruder = new Compactor(spec, table, TableSinkAdapter.openOrCreate(spec), json::decodeChange,
           service.kafka(), "other-host:/elsewhere", Clock.systemUTC());
       assertThatThrownBy(intruder::run)
-          .isInstanceOf(CompactorException.class)
+          .isInstanceOf(LeaseHeldException.class)
           .hasMessageContaining("Another compactor (")
           .hasMessageContaining("Only one compactor may write a table");
-      assertThat(intruder.failure()).isInstanceOf(CompactorException.class);
+      assertThat(intruder.failure()).isInstanceOf(LeaseHeldException.class);
       assertThat(service.compactor().failure()).as("the lease holder keeps running").isNull();
       assertThat(DeltaTable.open(table).latest().version()).isEqualTo(before);
 

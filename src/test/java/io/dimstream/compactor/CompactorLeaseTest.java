@@ -37,7 +37,7 @@ class CompactorLeaseTest {
       clock.advance(TTL.minusSeconds(1));
 
       assertThatThrownBy(() -> CompactorLease.acquire(table, "host-b:/data", TTL, clock))
-          .isInstanceOf(CompactorException.class)
+          .isInstanceOf(LeaseHeldException.class)
           .hasMessageContaining("Another compactor (host-a:/data) is writing the table")
           .hasMessageContaining("renewed 29 s ago")
           .hasMessageContaining("Stop the other service");
@@ -53,7 +53,7 @@ class CompactorLeaseTest {
       clock.advance(Duration.ofSeconds(25));
 
       assertThatThrownBy(() -> CompactorLease.acquire(table, "host-b:/data", TTL, clock))
-          .isInstanceOf(CompactorException.class);
+          .isInstanceOf(LeaseHeldException.class);
     }
   }
 
@@ -65,6 +65,7 @@ class CompactorLeaseTest {
     try (CompactorLease taken = CompactorLease.acquire(table, "host-b:/data", TTL, clock)) {
       assertThatThrownBy(old::renew)
           .isInstanceOf(CompactorException.class)
+          .isNotInstanceOf(LeaseHeldException.class)
           .hasMessageContaining("was taken over by host-b:/data");
       old.close(); // must not release a lease it no longer holds
       assertThat(CompactorLease.leaseFile(table)).exists();
