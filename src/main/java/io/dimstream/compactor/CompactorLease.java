@@ -74,7 +74,7 @@ final class CompactorLease implements AutoCloseable {
         LOG.warn("Taking over the compactor lease of table {} from {} (last heartbeat {} ago)", file.getParent().getParent(),
             holder, age);
       }
-      renew();
+      write(); // not renew(): that refuses a lease naming another owner, which is exactly the stale one here
     } catch (IOException e) {
       throw CompactorErrors.leaseIo(file, e);
     }
@@ -97,12 +97,16 @@ final class CompactorLease implements AutoCloseable {
           throw CompactorErrors.leaseLost(file, holder);
         }
       }
-      Path tmp = file.resolveSibling("lease-" + UUID.randomUUID() + ".tmp");
-      Files.writeString(tmp, content());
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      write();
     } catch (IOException e) {
       throw CompactorErrors.leaseIo(file, e);
     }
+  }
+
+  private void write() throws IOException {
+    Path tmp = file.resolveSibling("lease-" + UUID.randomUUID() + ".tmp");
+    Files.writeString(tmp, content());
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   private String content() throws IOException {
