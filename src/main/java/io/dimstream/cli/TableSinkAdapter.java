@@ -5,6 +5,8 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.VersionChange;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.TxnOverlapException;
+import io.dimstream.compactor.LeaseHeldException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,7 +36,12 @@ final class TableSinkAdapter implements TableSink {
 
   @Override
   public String commit(List<VersionChange> changes, Map<String, Long> txns) {
-    CommitResult r = table.commit(changes, txns, "MERGE");
+    CommitResult r;
+    try {
+      r = table.commit(changes, txns, "MERGE");
+    } catch (TxnOverlapException e) {
+      throw new LeaseHeldException(e.getMessage());
+    }
     if (!r.committed()) {
       return String.format(Locale.ROOT, "nothing new (table already at version %d holds these offsets)", r.version());
     }

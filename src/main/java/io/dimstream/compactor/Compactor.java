@@ -131,6 +131,14 @@ public final class Compactor implements Runnable, AutoCloseable {
   }
 
   private void commit(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
+    // Another writer that applied any of these records means this compactor's position is stale.
+    for (Map.Entry<Integer, Long> first : batch.firstOffsets().entrySet()) {
+      OptionalLong recorded = table.txnVersion(VersionBatch.appId(spec.name(), first.getKey()));
+      if (recorded.isPresent() && recorded.getAsLong() >= first.getValue()) {
+        throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(),
+            recorded.getAsLong());
+      }
+    }
     long started = System.nanoTime();
     String summary = table.commit(batch.changes(), batch.txns());
     long ms = (System.nanoTime() - started) / 1_000_000;

@@ -20,6 +20,12 @@ final class CompactorErrors {
         + " while this compactor was running; stopping so that only one compactor writes the table.");
   }
 
+  static LeaseHeldException overtaken(String topic, int partition, long firstOffset, long recorded) {
+    return new LeaseHeldException("The table already records offset " + recorded + " of " + topic + "-" + partition
+        + ", at or past this compactor's next record (offset " + firstOffset + "): another compactor has written "
+        + "the table meanwhile. Nothing was committed; this compactor re-reads from the table's offsets.");
+  }
+
   static CompactorException leaseIo(Path lease, IOException e) {
     return new CompactorException("Cannot write the compactor lease " + lease + ": " + e.getMessage()
         + ". Check that the table directory is writable.", e);

@@ -16,6 +16,7 @@ public interface TableSink {
    * already holds changes nothing.
    *
    * @return a one-line summary of the commit for the log (table version, rows inserted/updated/deleted)
+   * @throws LeaseHeldException when another writer has already applied part of this batch (nothing is written)
    */
   String commit(List<VersionChange> changes, Map<String, Long> txns);
 

@@ -15,6 +15,7 @@ final class VersionBatch {
   private final String appIdPrefix;
   private final Map<List<Object>, VersionChange> changes = new LinkedHashMap<>();
   private final Map<Integer, Long> lastOffsets = new TreeMap<>();
+  private final Map<Integer, Long> firstOffsets = new TreeMap<>();
   private int records;
 
   VersionBatch(String appIdPrefix) {
@@ -32,6 +33,7 @@ final class VersionBatch {
       changes.put(identity, change);
     }
     lastOffsets.merge(partition, offset, Math::max);
+    firstOffsets.merge(partition, offset, Math::min);
     records++;
   }
 
@@ -58,9 +60,15 @@ final class VersionBatch {
     return Map.copyOf(lastOffsets);
   }
 
+  /** Per partition, the offset of the first record read since the last commit. */
+  Map<Integer, Long> firstOffsets() {
+    return Map.copyOf(firstOffsets);
+  }
+
   void clear() {
     changes.clear();
     lastOffsets.clear();
+    firstOffsets.clear();
     records = 0;
   }
 }

@@ -3,6 +3,7 @@ package io.dimstream.table;
 import io.dimstream.config.ColumnType;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -82,6 +83,13 @@ final class TableErrors {
     return new CommitConflictException(commitFile + ": another writer committed table version " + version
         + " first, and " + attempts + " attempt(s) re-planned on the newer snapshot all lost the race. "
         + "Nothing of this commit is in the table. Fix: retry later, or run a single writer per table.", version);
+  }
+
+  static TxnOverlapException txnOverlap(Path root, long version, Map<String, Long> batch, Map<String, Long> recorded) {
+    return new TxnOverlapException(root + ": table version " + version + " already records txn versions " + recorded
+        + " at or past this batch's " + batch + ", but not all of the batch: another writer applied part of the same "
+        + "source. Nothing was written. Fix: re-read the source from the offsets the table records (the compactor does "
+        + "this by itself), and run one writer per table.", recorded);
   }
 
   static CommitStateUnknownException commitStateUnknown(Path commitFile, IOException cause) {

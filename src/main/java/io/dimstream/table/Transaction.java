@@ -41,6 +41,8 @@ public final class Transaction {
    * @return the result; {@code committed} is false (and nothing is written) when {@code txns} is non-empty and
    *     every one of its versions is at most what the snapshot already records, or when both arguments are empty
    * @throws CommitConflictException when another writer created the next version first
+   * @throws TxnOverlapException when some, but not all, of {@code txns} are already recorded (another writer
+   *     applied part of the same source); nothing is written
    * @throws CommitStateUnknownException when the commit file could not be written and its fate is unknown
    * @throws IllegalStateException when called twice
    */
@@ -59,6 +61,15 @@ public final class Transaction {
     if (changes.isEmpty() && markers.isEmpty()) {
       return CommitResult.skipped(state.version, elapsedMs(start));
     }
+    Map<String, Long> overlapping = new java.util.TreeMap<>();
+    markers.forEach((app, v) -> {
+      if (v <= base.txnVersion(app)) {
+        overlapping.put(app, base.txnVersion(app));
+      }
+    });
+    if (!overlapping.isEmpty()) {
+      throw TableErrors.txnOverlap(table.path(), state.version, markers, overlapping);
+    }
     LogReplay.checkWritable(table.path(), state);
     CommitPlanner planner = new CommitPlanner(table, state, base.layout);
     CommitPlanner.Plan plan;
@@ -74,12 +85,7 @@ public final class Transaction {
       actions.add(r.remove(now, true));
     }
     actions.addAll(plan.added());
-    // a marker never moves backwards: an appId whose recorded version is already higher keeps it
-    markers.forEach((app, v) -> {
-      if (v > base.txnVersion(app)) {
-        actions.add(new SetTransaction(app, v, now));
-      }
-    });
+    markers.forEach((app, v) -> actions.add(new SetTransaction(app, v, now)));
     ObjectNode info = ActionCodec.JSON.createObjectNode();
     info.put("timestamp", now);
     info.put("operation", operation);

@@ -60,6 +60,7 @@ class VersionBatchTest {
     assertThat(batch.txns()).containsExactly(Map.entry("customers-versions-0", 9L),
         Map.entry("customers-versions-2", 41L));
     assertThat(batch.lastOffsets()).containsOnly(Map.entry(0, 9L), Map.entry(2, 41L));
+    assertThat(batch.firstOffsets()).containsOnly(Map.entry(0, 7L), Map.entry(2, 40L));
     assertThat(VersionBatch.appId("customers", 2)).isEqualTo("customers-versions-2");
   }
 

@@ -127,15 +127,21 @@ class TableLogTest {
     assertThat(again.version()).isEqualTo(1);
     assertThat(table.latest().version()).isEqualTo(1);
     assertThat(scan(table.latest())).containsExactly(version(1, 0, null, "a"));
-    CommitResult newer = table.commit(upserts(version(1, 0, null, "b")), Map.of("p0", 10L, "p1", 4L), "MERGE");
+    // a batch of which only part is recorded overlaps another writer's work: refused, nothing written
+    assertThatThrownBy(() -> table.commit(upserts(version(1, 0, null, "b")), Map.of("p0", 10L, "p1", 4L), "MERGE"))
+        .isInstanceOf(TxnOverlapException.class).hasMessageContaining("p0").hasMessageContaining("Fix:");
+    assertThat(table.latest().version()).isEqualTo(1);
+    assertThat(scan(table.latest())).containsExactly(version(1, 0, null, "a"));
+    CommitResult newer = table.commit(upserts(version(1, 0, null, "b")), Map.of("p1", 4L), "MERGE");
     assertThat(newer.committed()).isTrue();
     assertThat(table.txnVersion("p1")).isEqualTo(4);
     assertThat(table.txnVersion("unknown")).isEqualTo(-1);
-    // a lower version given alongside a new one does not move the recorded marker back
-    table.commit(upserts(version(2, 0, null, "c")), Map.of("p0", 9L, "p2", 1L), "MERGE");
+    // a lower version given alongside a new one never moves the recorded marker back
+    assertThatThrownBy(() -> table.commit(upserts(version(2, 0, null, "c")), Map.of("p0", 9L, "p2", 1L), "MERGE"))
+        .isInstanceOf(TxnOverlapException.class);
     assertThat(table.txnVersion("p0")).isEqualTo(10);
     assertThat(KernelReader.txnVersion(dir, "p0")).contains(10L);
-    assertThat(table.txnVersion("p2")).isEqualTo(1);
+    assertThat(table.txnVersion("p2")).isEqualTo(-1);
   }
 
   @Test
