@@ -130,47 +130,7 @@ final class CommitPlanner {
     }
     Set<Identity> foundClosed = new HashSet<>();
     List<List<Version>> keptClosed = new ArrayList<>();
-    long copied = 0;
-    if (!unresolved.isEmpty()) {
-      // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
-      Identity[] byFrom = unresolved.toArray(Identity[]::new);
-      Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
-      long[] froms = new long[byFrom.length];
-      for (int i = 0; i < byFrom.length; i++) {
-        froms[i] = byFrom[i].validFrom().first();
-      }
-      for (AddFile f : closedFiles) {
-        FileStats st = table.stats(f, layout);
-        int lo = st.validFromMin == null ? 0 : lowerBound(froms, st.validFromMin);
-        int hi = st.validFromMax == null ? froms.length : lowerBound(froms, st.validFromMax + 1);
-        boolean candidate = false;
-        for (int i = lo; i < hi && !candidate; i++) {
-          candidate = st.mayContainKey(byFrom[i].key());
-        }
-        if (!candidate) {
-          continue;
-        }
-        List<Version> kept = new ArrayList<>();
-        boolean hit = false;
-        try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
-          while (it.hasNext()) {
-            Version v = it.next();
-            Identity id = new Identity(v.key(), v.validFrom());
-            if (unresolved.contains(id)) {
-              foundClosed.add(id);
-              hit = true;
-            } else {
-              kept.add(v);
-            }
-          }
-        }
-        if (hit) {
-          removed.add(f);
-          keptClosed.add(kept);
-          copied += kept.size();
-        }
-      }
-    }
+    long copied = resolveClosed(closedFiles, unresolved, foundClosed, keptClosed, removed);
     // apply the changes, the last one per identity
     long inserted = 0;
     long updated = 0;
@@ -359,6 +319,7 @@ final class CommitPlanner {
       return 0;
     }
     long copied = 0;
+    // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
     Identity[] byFrom = unresolved.toArray(Identity[]::new);
     Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
     long[] froms = new long[byFrom.length];
