@@ -1,15 +1,14 @@
 package io.dimstream.compactor;
 
+import io.dimstream.table.MutableClock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +18,7 @@ class CompactorLeaseTest {
   @TempDir
   Path table;
 
-  private final MovableClock clock = new MovableClock(Instant.parse("2026-03-01T00:00:00Z"));
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-03-01T00:00:00Z"));
 
   @Test
   void shouldLetTheSameOwnerTakeTheLeaseBackAtOnceAfterACrash() {
@@ -92,34 +91,6 @@ class CompactorLeaseTest {
     }
     try (var files = Files.list(CompactorLease.leaseFile(table).getParent())) {
       assertThat(files).isEmpty();
-    }
-  }
-
-  /** A clock the test moves by hand. */
-  private static final class MovableClock extends Clock {
-    private Instant now;
-
-    MovableClock(Instant start) {
-      now = start;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
     }
   }
 }
