@@ -17,7 +17,7 @@ final class Progress implements AutoCloseable {
   private final boolean terminal;
   private final long started = System.nanoTime();
   private long done;
-  private long lastDrawn;
+  private long lastDrawn = started; // first draw after one interval: short runs print only the final line
 
   /** @param total the expected count, or -1 when unknown (no ETA then) */
   Progress(String what, long total, PrintStream out, boolean terminal) {
