@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
+import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.BusinessKeys;
@@ -107,7 +108,7 @@ final class BackfillCommand implements Callable<Integer> {
             continue;
           }
           ApplyResult.TooLate late = (ApplyResult.TooLate) result;
-          reason = "beyond-lateness-horizon";
+          reason = RejectReason.BEYOND_LATENESS_HORIZON;
           detail = "the event is older than the key's newest sequence minus the lateness horizon ("
               + late.horizon() + ")";
         } else {

@@ -14,9 +14,8 @@ import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.Health;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
-import io.dimstream.topology.LiveStores;
-import org.apache.kafka.streams.state.HostInfo;
 import io.dimstream.topology.DimensionTopology;
+import io.dimstream.topology.LiveStores;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -31,6 +30,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
