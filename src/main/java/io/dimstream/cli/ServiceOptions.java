@@ -23,6 +23,10 @@ final class ServiceOptions {
       + "default: the spec's service.http.port, else 8080.")
   Integer httpPort;
 
+  @Option(names = "--http-host", description = "Address the query endpoint binds, also advertised to other instances "
+      + "for routing; default: the spec's service.http.host, else 127.0.0.1. In a container: 0.0.0.0.")
+  String httpHost;
+
   DimensionSpec apply(DimensionSpec spec) {
     ServiceSettings s = spec.service();
     if (dataDir != null) {
@@ -37,6 +41,9 @@ final class ServiceOptions {
     }
     if (httpPort != null) {
       s = s.withHttpPort(httpPort);
+    }
+    if (httpHost != null) {
+      s = s.withHttpHost(httpHost);
     }
     return spec.withService(s);
   }

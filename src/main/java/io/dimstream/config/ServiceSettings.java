@@ -64,6 +64,11 @@ public record ServiceSettings(
         partitions);
   }
 
+  public ServiceSettings withHttpHost(String host) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
+        partitions);
+  }
+
   public ServiceSettings withCompaction(Duration interval, int maxRecords) {
     return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions);
   }
