@@ -23,10 +23,15 @@ public final class RejectReason {
   public static final String TOMBSTONE_NOT_A_DELETE = "tombstone-not-a-delete";
   /** An event older than the key's newest sequence minus the lateness horizon; set by the topology. */
   public static final String BEYOND_LATENESS_HORIZON = "beyond-lateness-horizon";
+  /**
+   * A record that made dimstream itself fail (a bug, not bad input): sent to the DLQ so the service keeps running;
+   * the log has the stack trace. Set by the topology.
+   */
+  public static final String PROCESSING_ERROR = "processing-error";
 
   /** Every code, in the order above. */
   public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, MISSING_KEY, MISSING_SEQUENCE,
-      BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON);
+      BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, PROCESSING_ERROR);
 
   private RejectReason() {}
 }

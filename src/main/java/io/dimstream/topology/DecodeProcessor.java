@@ -2,6 +2,7 @@ package io.dimstream.topology;
 
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
+import io.dimstream.change.RejectReason;
 import io.dimstream.history.ChangeEvent;
 import io.dimstream.history.EventJson;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       result = decoder.decode(record.key(), record.value(), record.timestamp());
     } catch (RuntimeException e) {
       // a decoder bug must not stop the service; the record still reaches the DLQ with a reason
-      result = new Decoded.Rejected("decoder-error", "the decoder failed: " + e);
+      LOG.error("The decoder failed on the record at {}", where(context), e);
+      result = new Decoded.Rejected(RejectReason.PROCESSING_ERROR, "the decoder failed: " + e);
     }
     if (result instanceof Decoded.Accepted a) {
       ChangeEvent event = a.event();

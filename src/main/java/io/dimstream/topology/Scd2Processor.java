@@ -1,5 +1,6 @@
 package io.dimstream.topology;
 
+import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.BusinessKey;
@@ -11,6 +12,7 @@ import io.dimstream.history.VersionChange;
 import io.dimstream.history.VersionRecordCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
@@ -43,7 +45,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private org.apache.kafka.common.metrics.Sensor eventsIn;
   private org.apache.kafka.common.metrics.Sensor versionsOut;
   private org.apache.kafka.common.metrics.Sensor lateSpliced;
-  private org.apache.kafka.common.metrics.Sensor tooLate;
+  private org.apache.kafka.common.metrics.Sensor dlqOut; // every record this processor sends to the DLQ
 
   Scd2Processor(DimensionSpec spec, VersionRecordCodec versions, Duration pruneInterval) {
     this.spec = spec;
@@ -60,7 +62,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     eventsIn = metrics.counter("scd2", TopologyMetrics.EVENTS_IN, "change events applied to history");
     versionsOut = metrics.counter("scd2", TopologyMetrics.VERSIONS_OUT, "version records emitted");
     lateSpliced = metrics.counter("scd2", TopologyMetrics.LATE_SPLICED, "late events spliced into history");
-    tooLate = metrics.counter("scd2", TopologyMetrics.DLQ_RECORDS, "events beyond the lateness horizon");
+    dlqOut = metrics.counter("scd2", TopologyMetrics.DLQ_RECORDS, "events beyond the lateness horizon or failing");
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
     this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
@@ -73,8 +75,24 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   public void process(Record<byte[], Envelope> record) {
     BusinessKey key = eventJson.key(record.key());
     store.useKey(key, record.key());
-    ChangeEvent event = eventJson.decodeEvent(key, record.value().event());
-    ApplyResult result = history.apply(store, event);
+    ChangeEvent event;
+    ApplyResult result;
+    try {
+      event = eventJson.decodeEvent(key, record.value().event());
+      result = history.apply(store, event);
+    } catch (KafkaException e) {
+      throw e; // store or client failures are Kafka Streams' to handle
+    } catch (RuntimeException e) {
+      // A bug must not stop the dimension: the engine computes before it writes, so nothing was stored; the record
+      // goes to the DLQ (and can be replayed from there once fixed) and processing continues.
+      LOG.error("Processing failed for the record at {}; sent to the DLQ as {}", DecodeProcessor.where(context),
+          RejectReason.PROCESSING_ERROR, e);
+      dlqOut.record();
+      Envelope env = record.value();
+      context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
+          DecodeProcessor.errorHeaders(record.headers(), RejectReason.PROCESSING_ERROR, "processing failed: " + e)));
+      return;
+    }
     if (result instanceof ApplyResult.Applied applied) {
       eventsIn.record();
       if (applied.late()) {
@@ -85,7 +103,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       }
       versionsOut.record(applied.changes().size());
     } else {
-      tooLate.record();
+      dlqOut.record();
       ApplyResult.TooLate late = (ApplyResult.TooLate) result;
       String detail = "event of key " + key + " at sequence " + event.sequence() + " is older than the key's newest ("
           + late.newest() + ") minus the lateness horizon (" + late.horizon() + "); raise lateness_horizon to accept it";

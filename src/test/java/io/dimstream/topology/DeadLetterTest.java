@@ -55,6 +55,27 @@ class DeadLetterTest {
   }
 
   @Test
+  void shouldSendARecordThatMakesTheDecoderFailToTheDlqAndKeepGoing() {
+    io.dimstream.change.ChangeDecoder real = io.dimstream.change.ChangeDecoder.forSpec(ITEMS);
+    io.dimstream.change.ChangeDecoder buggy = (key, value, ts) -> {
+      if (new String(value, java.nio.charset.StandardCharsets.UTF_8).contains("boom")) {
+        throw new IllegalStateException("a bug");
+      }
+      return real.decode(key, value, ts);
+    };
+    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir, buggy)) {
+      String poison = item(1, "boom", 2);
+      h.send(item(1, "red", 1), poison, item(1, "green", 3));
+
+      assertThat(h.dead()).extracting(TopologyHarness.Dead::value, TopologyHarness.Dead::reason)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple(poison, RejectReason.PROCESSING_ERROR));
+      assertThat(h.history()).containsExactly(
+          new Version(BusinessKey.of(1L), Sequence.of(1), Sequence.of(3), List.of("red")),
+          new Version(BusinessKey.of(1L), Sequence.of(3), null, List.of("green")));
+    }
+  }
+
+  @Test
   void shouldKeepTheOriginalKeyAndSayWhyOnTheDlq() {
     try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
       h.sendKeyed("original-key", "{\"color\":\"red\",\"seq\":3}");
