@@ -57,7 +57,8 @@ final class ReplayCommand implements Callable<Integer> {
     }
     TopologyReplay.Result result;
     try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
-        BufferedWriter dlqOut = dlq == null ? null : Files.newBufferedWriter(dlq, StandardCharsets.UTF_8)) {
+        BufferedWriter dlqOut = dlq == null ? null : Files.newBufferedWriter(dlq, StandardCharsets.UTF_8);
+        Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
       Iterator<byte[]> values = new Iterator<>() {
         @Override
         public boolean hasNext() {
@@ -66,6 +67,7 @@ final class ReplayCommand implements Callable<Integer> {
 
         @Override
         public byte[] next() {
+          progress.step(1);
           return lines.next().value();
         }
       };
