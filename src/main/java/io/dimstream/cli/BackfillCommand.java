@@ -39,6 +39,7 @@ import picocli.CommandLine.Option;
     exitCodeList = {"0:the table was written", "1:bad input file or table", "2:bad spec or usage"})
 final class BackfillCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int PRUNE_EVERY = 100_000;
 
   @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
   Path config;
@@ -91,6 +92,9 @@ final class BackfillCommand implements Callable<Integer> {
         InputFiles.Line line = lines.next();
         read++;
         progress.step(1);
+        if (read % PRUNE_EVERY == 0) {
+          store.prune(engine); // as the topology's punctuator does: memory follows the horizon, not the archive
+        }
         Decoded d = decoder.decode(null, line.value(), -1);
         String reason;
         String detail;

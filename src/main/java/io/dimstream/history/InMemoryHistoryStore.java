@@ -57,6 +57,37 @@ public final class InMemoryHistoryStore implements HistoryStore {
     }
   }
 
+  /**
+   * Applies the pruning rule of {@link IncrementalHistory#pruneCutoff} to every key: deletes stored events whose
+   * first sequence part is below the key's cutoff, except the newest of them (the re-fold anchor).
+   *
+   * @return how many events were deleted
+   */
+  public long prune(IncrementalHistory engine) {
+    long pruned = 0;
+    for (Map.Entry<BusinessKey, TreeMap<Sequence, StoredEvent>> e : events.entrySet()) {
+      KeyState state = current.get(e.getKey());
+      long cutoff = state == null ? Long.MIN_VALUE : engine.pruneCutoff(state);
+      if (cutoff == Long.MIN_VALUE) {
+        continue;
+      }
+      TreeMap<Sequence, StoredEvent> m = e.getValue();
+      Map.Entry<Sequence, StoredEvent> anchor = null;
+      for (Map.Entry<Sequence, StoredEvent> ev : m.entrySet()) {
+        if (ev.getKey().first() >= cutoff) {
+          break;
+        }
+        anchor = ev;
+      }
+      if (anchor != null) {
+        Map<Sequence, StoredEvent> doomed = m.headMap(anchor.getKey(), false);
+        pruned += doomed.size();
+        doomed.clear();
+      }
+    }
+    return pruned;
+  }
+
   public int storedEventCount(BusinessKey key) {
     TreeMap<Sequence, StoredEvent> m = events.get(key);
     return m == null ? 0 : m.size();

@@ -137,4 +137,29 @@ class IncrementalHistoryTest {
         version(1, 220, 250L, "Bern", "B"),
         version(1, 250, null, "Rome", "C"));
   }
+
+  @Test
+  void shouldGiveTheSameHistoryWhenTheStoreIsPrunedAsWhenItIsNot() {
+    IncrementalHistory bounded = new IncrementalHistory(TRACKED, 50);
+    InMemoryHistoryStore pruned = new InMemoryHistoryStore();
+    InMemoryHistoryStore full = new InMemoryHistoryStore();
+    HistoryFixtures.AppliedVersions fromPruned = new HistoryFixtures.AppliedVersions();
+    HistoryFixtures.AppliedVersions fromFull = new HistoryFixtures.AppliedVersions();
+    java.util.Random rnd = new java.util.Random(3);
+    long[] newest = new long[4];
+    long removed = 0;
+    for (int i = 0; i < 4_000; i++) {
+      int k = rnd.nextInt(4);
+      boolean late = newest[k] > 40 && rnd.nextInt(5) == 0;
+      long seq = late ? newest[k] - 1 - rnd.nextInt(40) : (newest[k] += 1 + rnd.nextInt(10));
+      ChangeEvent e = rnd.nextInt(10) == 0 ? del(k, seq) : up(k, seq, "c" + rnd.nextInt(3), "n" + rnd.nextInt(2));
+      fromPruned.apply(((ApplyResult.Applied) bounded.apply(pruned, e)).changes());
+      fromFull.apply(((ApplyResult.Applied) bounded.apply(full, e)).changes());
+      if (i % 100 == 99) {
+        removed += pruned.prune(bounded);
+      }
+    }
+    assertThat(removed).as("pruning removed events").isGreaterThan(1_000);
+    assertThat(fromPruned.sorted()).containsExactlyElementsOf(fromFull.sorted());
+  }
 }
