@@ -1,5 +1,3 @@
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.BusinessKey;
 import io.dimstream.history.ChangeKind;
@@ -27,18 +25,7 @@ import java.util.stream.Stream;
  * [lookups].
  */
 public class QueryBench {
-  static final DimensionSpec SPEC = DimensionSpec.builder("customers")
-      .column("customer_id", ColumnType.LONG)
-      .column("updated_at", ColumnType.TIMESTAMP)
-      .column("city", ColumnType.STRING)
-      .column("tier", ColumnType.STRING)
-      .column("name", ColumnType.STRING)
-      .column("op", ColumnType.STRING)
-      .key("customer_id")
-      .sequence("updated_at")
-      .track("city", "tier")
-      .delete(new DeleteRule.ColumnEquals("op", "d"))
-      .build();
+  static final DimensionSpec SPEC = io.dimstream.query.QueryFixtures.CUSTOMERS;
 
   public static void main(String[] args) throws Exception {
     int target = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
