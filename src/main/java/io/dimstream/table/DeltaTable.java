@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
  * serialized by put-if-absent of the next commit file, the loser re-plans on the new snapshot.
  */
 public final class DeltaTable {
+  /** How many target-size files one optimize bin may produce (bounds the rows optimize holds in memory). */
+  private static final int CLUSTER_FILES = 10;
+
   static final String ENGINE_INFO = "dimstream/0.1";
   private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
 
@@ -353,8 +356,10 @@ public final class DeltaTable {
 
   /**
    * Merges small closed-version files (under half of {@code dimstream.targetFileRows} rows) into files of up to
-   * that many rows, in one {@code OPTIMIZE} commit whose adds and removes have {@code dataChange = false}; rows are
-   * unchanged. Memory: one output file's rows.
+   * that many rows, clustered by key: the small files are taken in groups of up to ten target files' worth of rows,
+   * each group sorted by (key, valid_from) and cut into files with disjoint key ranges (never inside one key's
+   * versions), so an offline key lookup reads one file per group. One {@code OPTIMIZE} commit whose adds and removes have {@code dataChange = false};
+   * rows are unchanged. Memory: one group's rows (ten target files).
    */
   public OptimizeResult optimize() {
     return retrying(attempt -> {
@@ -368,12 +373,15 @@ public final class DeltaTable {
           small.add(a);
         }
       }
+      // Bins of up to CLUSTER_FILES target files: each is sorted by key and cut into files of at most `target`
+      // rows, so the files of a bin cover disjoint key ranges and a key lookup reads one of them.
+      long binRows = target * CLUSTER_FILES;
       List<List<AddFile>> bins = new ArrayList<>();
       List<AddFile> bin = new ArrayList<>();
       long rows = 0;
       for (AddFile a : small) {
         long n = stats(a, s.layout).numRecords;
-        if (!bin.isEmpty() && rows + n > target) {
+        if (!bin.isEmpty() && rows + n > binRows) {
           bins.add(bin);
           bin = new ArrayList<>();
           rows = 0;
@@ -400,8 +408,17 @@ public final class DeltaTable {
             }
           }
           all.sort(ValueOrder.BY_IDENTITY);
-          added.add(DataFiles.write(root, Buckets.closedFile(s.layout.isCurrent + "=false", codecName), all,
-              s.layout, false, codec).withDataChange(false));
+          int from = 0;
+          while (from < all.size()) {
+            // cut after `target` rows, but never inside one key's versions: a key lives in one file of the group
+            int to = (int) Math.min(all.size(), from + target);
+            while (to < all.size() && all.get(to).key().equals(all.get(to - 1).key())) {
+              to++;
+            }
+            added.add(DataFiles.write(root, Buckets.closedFile(s.layout.isCurrent + "=false", codecName),
+                all.subList(from, to), s.layout, false, codec).withDataChange(false));
+            from = to;
+          }
           removed.addAll(b);
           rewritten += all.size();
         }

@@ -176,6 +176,43 @@ class TableReadWriteTest {
   }
 
   @Test
+  void shouldClusterClosedVersionsByKeySoALookupReadsOneFilePerGroup() {
+    DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.targetFileRows", "40"));
+    java.util.Random rnd = new java.util.Random(11);
+    long[] from = new long[300];
+    // As the compactor writes: every commit closes versions of keys spread over the whole key range.
+    for (int commit = 0; commit < 30; commit++) {
+      List<Version> batch = new ArrayList<>();
+      for (long k : rnd.longs(12, 1, 300).distinct().toArray()) {
+        batch.add(version(k, from[(int) k], from[(int) k] + 1, "c" + commit));
+        from[(int) k] += 1;
+      }
+      table.commit(upserts(batch.toArray(Version[]::new)), Map.of(), "MERGE");
+    }
+    Snapshot before = table.latest();
+    int groups = (int) Math.ceil(before.rowCount() / 400.0);
+    assertThat(maxClosedFilesPerKey(table, before)).isGreaterThan(groups);
+
+    assertThat(table.optimize().committed()).isTrue();
+    Snapshot after = table.latest();
+    assertThat(maxClosedFilesPerKey(table, after)).isLessThanOrEqualTo(groups);
+    assertThat(scan(after)).isEqualTo(scan(before));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(scan(before));
+  }
+
+  /** The most closed files whose key statistics may hold one key: what a key lookup must read. */
+  private static long maxClosedFilesPerKey(DeltaTable table, Snapshot s) {
+    long worst = 0;
+    for (long k = 1; k < 300; k++) {
+      BusinessKey key = BusinessKey.of(k);
+      long n = s.state.adds.values().stream().filter(a -> !s.isCurrentFile(a))
+          .filter(a -> table.stats(a, s.layout).mayContainKey(key)).count();
+      worst = Math.max(worst, n);
+    }
+    return worst;
+  }
+
+  @Test
   void shouldAddANullableColumnAndRejectATypeChange() {
     DeltaTable.create(dir, customers(), Map.of()).commit(upserts(version(1, 0, null, "ann")), Map.of(), "WRITE");
     DimensionSpec wider = DimensionSpec.builder("customers")
