@@ -164,8 +164,6 @@ final class CommitPlanner {
     // write: dirty buckets, new closed versions, rewritten closed files
     long output = 0;
     String currentDir = layout.isCurrent + "=true";
-    String closedDir = layout.isCurrent + "=false";
-    String codecName = codec.name().toLowerCase(Locale.ROOT);
     for (int b : new TreeSet<>(dirty)) {
       removed.addAll(currentByBucket.getOrDefault(b, List.of()));
       Map<Identity, Version> rows = bucketRows.get(b);
@@ -182,18 +180,7 @@ final class CommitPlanner {
       copied += bucketRows.get(b).size();
     }
     copied -= countCurrentUpserts(last);
-    newClosed.sort(ValueOrder.BY_IDENTITY);
-    for (int from = 0; from < newClosed.size(); from += (int) targetFileRows) {
-      List<Version> chunk = newClosed.subList(from, (int) Math.min(newClosed.size(), from + targetFileRows));
-      added.add(DataFiles.write(table.path(), Buckets.closedFile(closedDir, codecName), chunk, layout, false, codec));
-      output += chunk.size();
-    }
-    for (List<Version> kept : keptClosed) {
-      if (!kept.isEmpty()) {
-        added.add(DataFiles.write(table.path(), Buckets.closedFile(closedDir, codecName), kept, layout, false, codec));
-        output += kept.size();
-      }
-    }
+    output += writeClosed(newClosed, keptClosed);
     LOG.debug("{}: planned on version {}: read {} current rows, {} closed files rewritten",
         table.path(), state.version, rowsRead, keptClosed.size());
     return new Plan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, Math.max(0, copied),
