@@ -3,7 +3,7 @@ package io.dimstream.change;
 import io.dimstream.config.DimensionSpec;
 
 /**
- * Turns one record of a dimension's changes topic into a {@link io.dimstream.history.ChangeEvent}, or into a
+ * Turns one record of a dimension's changes topic into a {@link io.dimstream.model.ChangeEvent}, or into a
  * {@link Decoded.Rejected} with a stable {@link RejectReason} code. A decoder never throws for bad input.
  *
  * <p>What every format shares: key and sequence columns are required (missing or null rejects the record);

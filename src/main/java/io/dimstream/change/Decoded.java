@@ -1,6 +1,6 @@
 package io.dimstream.change;
 
-import io.dimstream.history.ChangeEvent;
+import io.dimstream.model.ChangeEvent;
 import java.util.Objects;
 
 /** The outcome of decoding one record: a change event, or the reason it cannot be applied. */

@@ -7,11 +7,11 @@ import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
-import io.dimstream.history.BusinessKeys;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import java.io.BufferedWriter;
@@ -67,7 +67,7 @@ final class BackfillCommand implements Callable<Integer> {
     System.err.printf("Writing %,d versions to %s ...%n", r.versions().size(), table);
     DeltaTable t = DeltaTable.openOrCreate(table, spec);
     List<VersionChange> upserts = new ArrayList<>(r.versions().size());
-    r.versions().forEach(v -> upserts.add(new VersionChange.Upsert(v, io.dimstream.history.ChangeKind.OPEN)));
+    r.versions().forEach(v -> upserts.add(new VersionChange.Upsert(v, io.dimstream.model.ChangeKind.OPEN)));
     CommitResult c = t.commit(upserts, Map.of(), "WRITE");
     System.err.printf("Backfill of %s: %,d records read, %,d rejected, %,d versions, table version %d (%s)%n",
         spec.name(), r.read(), r.rejected(), r.versions().size(), c.version(), table.toAbsolutePath());

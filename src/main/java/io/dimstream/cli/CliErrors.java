@@ -16,11 +16,6 @@ final class CliErrors {
     return new InputError(input + ": no such file. Fix: pass a file of change events (.jsonl or .csv) with --input");
   }
 
-  static DimstreamException noBroker(Path hint) {
-    return new InputError("No Kafka to talk to: the spec has no service.kafka.bootstrap.servers, --bootstrap-servers "
-        + "was not given, and no embedded broker of a running `dimstream run` was found (" + hint + "). Fix: start "
-        + "`dimstream run --config ...` first, or pass --bootstrap-servers host:port");
-  }
 
   static DimstreamException produceFailed(String topic, Exception cause) {
     return new InputError("Sending to " + topic + " failed: " + cause.getMessage()

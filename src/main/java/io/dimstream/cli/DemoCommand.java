@@ -1,7 +1,10 @@
 package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.service.TopicReader;
 import io.dimstream.table.DeltaTable;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -123,7 +126,7 @@ final class DemoCommand implements Callable<Integer> {
     String key = sample == null ? "1" : String.valueOf(sample.key().values().get(0));
     out.printf("  ./dimstream query history --table %s --key %s%n", tablePath, key);
     String at = sample == null ? "2026-01-01T00:00:00Z"
-        : new io.dimstream.history.VersionJson(spec).row(sample).get(spec.output().validFrom()).asText();
+        : new io.dimstream.codec.VersionJson(spec).row(sample).get(spec.output().validFrom()).asText();
     out.printf("  ./dimstream query as-of --table %s --at %s%n", tablePath, at);
     String base = "http://" + spec.service().httpHost() + ":" + service.httpPort();
     out.printf("  curl %s/dimensions/%s/keys/%s/history%n", base, spec.name(), key);

@@ -2,6 +2,7 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.InputFormat;
+import io.dimstream.service.KafkaClients;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

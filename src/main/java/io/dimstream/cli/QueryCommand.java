@@ -1,9 +1,9 @@
 package io.dimstream.cli;
 
+import io.dimstream.codec.VersionJson;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionJson;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
 import io.dimstream.query.AttributeFilter;
 import io.dimstream.query.Change;
 import io.dimstream.query.HistoryQueries;

@@ -2,9 +2,9 @@ package io.dimstream.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dimstream.codec.VersionJson;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionJson;
+import io.dimstream.model.Version;
 import io.dimstream.topology.TopologyReplay;
 import java.io.BufferedWriter;
 import java.io.IOException;

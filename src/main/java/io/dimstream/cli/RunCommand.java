@@ -1,6 +1,7 @@
 package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.service.DimensionService;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

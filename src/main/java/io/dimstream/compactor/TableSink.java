@@ -1,6 +1,6 @@
 package io.dimstream.compactor;
 
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.VersionChange;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;

@@ -1,6 +1,6 @@
 package io.dimstream.compactor;
 
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.VersionChange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.dimstream.compactor;
 
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.VersionChange;
 
 /** Turns one versions-topic record back into a version change (null value = retraction). */
 @FunctionalInterface

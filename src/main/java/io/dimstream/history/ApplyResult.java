@@ -1,5 +1,6 @@
 package io.dimstream.history;
 
+import io.dimstream.model.VersionChange;
 import java.util.List;
 
 /** The outcome of applying one event: the version changes to emit, or a rejection for being too late. */

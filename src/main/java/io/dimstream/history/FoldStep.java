@@ -1,5 +1,10 @@
 package io.dimstream.history;
 
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

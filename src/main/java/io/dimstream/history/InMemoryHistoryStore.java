@@ -1,5 +1,7 @@
 package io.dimstream.history;
 
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,12 @@
 package io.dimstream.history;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

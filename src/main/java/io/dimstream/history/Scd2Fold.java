@@ -1,6 +1,12 @@
 package io.dimstream.history;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

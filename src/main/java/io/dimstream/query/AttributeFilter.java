@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;

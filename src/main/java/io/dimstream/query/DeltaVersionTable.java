@@ -2,8 +2,8 @@ package io.dimstream.query;
 
 import io.dimstream.DimstreamException;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Snapshot;

@@ -2,10 +2,10 @@ package io.dimstream.query;
 
 import io.dimstream.config.Column;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.BusinessKeys;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
+import io.dimstream.model.BusinessKey;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

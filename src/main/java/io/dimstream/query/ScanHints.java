@@ -1,6 +1,6 @@
 package io.dimstream.query;
 
-import io.dimstream.history.BusinessKey;
+import io.dimstream.model.BusinessKey;
 import java.util.Set;
 
 /**

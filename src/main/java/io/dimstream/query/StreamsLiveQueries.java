@@ -1,13 +1,13 @@
 package io.dimstream.query;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.BusinessKeys;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.KeyState;
-import io.dimstream.history.Sequence;
 import io.dimstream.history.StoredEvent;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import io.dimstream.topology.LiveStores;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.dimstream.query;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,6 +1,6 @@
 package io.dimstream.table;
 
-import io.dimstream.history.BusinessKey;
+import io.dimstream.model.BusinessKey;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,10 +1,10 @@
 package io.dimstream.table;
 
 import io.dimstream.config.Column;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.dimstream.table;
 
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
-import io.dimstream.history.BusinessKey;
+import io.dimstream.model.BusinessKey;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;

@@ -1,9 +1,9 @@
 package io.dimstream.table;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,7 +1,7 @@
 package io.dimstream.table;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.VersionChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.dimstream.table;
 
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
 import java.util.Comparator;
 import java.util.List;
 

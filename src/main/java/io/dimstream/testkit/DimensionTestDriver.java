@@ -1,17 +1,17 @@
 package io.dimstream.testkit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.codec.VersionJson;
+import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.BusinessKeys;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
-import io.dimstream.history.VersionJson;
-import io.dimstream.history.VersionRecordCodec;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import io.dimstream.topology.DimensionTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;

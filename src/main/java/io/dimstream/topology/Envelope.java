@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * A decoded record on its way to the SCD2 processor: the original key and value (so a record that turns out too
- * late still reaches the DLQ unchanged) and the event in {@link io.dimstream.history.EventJson} form, without key;
+ * late still reaches the DLQ unchanged) and the event in {@link io.dimstream.codec.EventJson} form, without key;
  * {@code event} is null for a record the decoder rejected.
  */
 record Envelope(byte[] sourceKey, byte[] sourceValue, byte[] event) {

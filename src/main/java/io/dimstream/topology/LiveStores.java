@@ -1,11 +1,11 @@
 package io.dimstream.topology;
 
+import io.dimstream.codec.EventJson;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.EventJson;
 import io.dimstream.history.KeyState;
-import io.dimstream.history.Sequence;
 import io.dimstream.history.StoredEvent;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,15 +1,15 @@
 package io.dimstream.topology;
 
 import io.dimstream.change.RejectReason;
+import io.dimstream.codec.EventJson;
+import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.ChangeEvent;
-import io.dimstream.history.EventJson;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.KeyState;
-import io.dimstream.history.VersionChange;
-import io.dimstream.history.VersionRecordCodec;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.VersionChange;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.kafka.common.KafkaException;

@@ -1,11 +1,11 @@
 package io.dimstream.topology;
 
+import io.dimstream.codec.VersionJson;
+import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKeys;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
-import io.dimstream.history.VersionJson;
-import io.dimstream.history.VersionRecordCodec;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -3,8 +3,8 @@ package io.dimstream.change;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.config.OutputColumns;
-import io.dimstream.history.ChangeEvent;
-import io.dimstream.history.ChangeKind;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.ChangeKind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

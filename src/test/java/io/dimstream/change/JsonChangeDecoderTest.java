@@ -4,9 +4,9 @@ import static io.dimstream.change.TestSpecs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.config.DeleteRule;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.ChangeEvent;
-import io.dimstream.history.Sequence;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.Arrays;

@@ -1,18 +1,21 @@
 package io.dimstream.cli;
 
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
+import io.dimstream.codec.VersionAvro;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.config.InputFormat;
 import io.dimstream.config.OutputFormat;
-import io.dimstream.history.BusinessKey;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionAvro;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Files;
@@ -89,7 +92,7 @@ class AvroEndToEndIT {
     }
 
     List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
-    table.sort(io.dimstream.history.BusinessKeys.VERSION_ORDER);
+    table.sort(io.dimstream.model.BusinessKeys.VERSION_ORDER);
     assertThat(table).containsExactlyElementsOf(expected);
   }
 }

@@ -1,5 +1,7 @@
 package io.dimstream.cli;
 
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -7,7 +9,7 @@ import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;

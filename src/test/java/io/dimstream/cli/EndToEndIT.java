@@ -1,12 +1,15 @@
 package io.dimstream.cli;
 
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
@@ -63,7 +66,7 @@ class EndToEndIT {
 
   static List<Version> sorted(List<Version> rows) {
     List<Version> out = new ArrayList<>(rows);
-    out.sort(io.dimstream.history.BusinessKeys.VERSION_ORDER);
+    out.sort(io.dimstream.model.BusinessKeys.VERSION_ORDER);
     return out;
   }
 

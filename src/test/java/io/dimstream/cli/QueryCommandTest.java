@@ -4,7 +4,7 @@ import static io.dimstream.query.QueryFixtures.CUSTOMERS;
 import static io.dimstream.query.QueryFixtures.customer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import io.dimstream.query.QueryTables;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.codec.VersionJson;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.ChangeEvent;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.VersionJson;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
 import io.dimstream.testkit.ChangeStreams;
 import java.io.IOException;
 import java.io.PrintWriter;

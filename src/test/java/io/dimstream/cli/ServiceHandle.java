@@ -1,6 +1,8 @@
 package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
 import java.util.Map;
 
 /**

@@ -1,15 +1,18 @@
 package io.dimstream.cli;
 
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.service.TableSinkAdapter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
+import io.dimstream.codec.VersionJson;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.CompactorException;
 import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.history.VersionJson;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;

@@ -2,11 +2,11 @@ package io.dimstream.compactor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.ChangeKind;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,11 @@
 package io.dimstream.history;
 
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,11 @@
 package io.dimstream.history;
 
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import static io.dimstream.history.HistoryFixtures.TRACKED;
 import static io.dimstream.history.HistoryFixtures.del;
 import static io.dimstream.history.HistoryFixtures.up;

@@ -1,5 +1,8 @@
 package io.dimstream.history;
 
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Version;
 import static io.dimstream.history.HistoryFixtures.TRACKED;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.config.Column;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.BusinessKeys;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Version;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -5,7 +5,7 @@ import static io.dimstream.query.QueryFixtures.CUSTOMERS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.history.BusinessKey;
+import io.dimstream.model.BusinessKey;
 import org.junit.jupiter.api.Test;
 
 class KeyTextTest {

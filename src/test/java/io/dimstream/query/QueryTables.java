@@ -1,9 +1,9 @@
 package io.dimstream.query;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.ChangeKind;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import io.dimstream.table.DeltaTable;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.dimstream.query;
 
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.BusinessKeys;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.Version;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

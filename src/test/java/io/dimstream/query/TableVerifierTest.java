@@ -4,8 +4,8 @@ import static io.dimstream.query.QueryFixtures.CUSTOMERS;
 import static io.dimstream.query.QueryFixtures.customer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import static io.dimstream.table.Versions.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +49,7 @@ class DeltaTableTest {
   void shouldDeleteRetractedVersion() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of());
     table.commit(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anne")), Map.of(), "MERGE");
-    List<io.dimstream.history.VersionChange> changes = new ArrayList<>();
+    List<io.dimstream.model.VersionChange> changes = new ArrayList<>();
     changes.add(retract(1, 5));
     changes.add(Versions.upsert(version(1, 0, null, "ann")));
     CommitResult r = table.commit(changes, Map.of(), "MERGE");

@@ -1,11 +1,11 @@
 package io.dimstream.table;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.ChangeKind;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;

@@ -6,11 +6,11 @@ import static io.dimstream.table.Versions.scan;
 import static io.dimstream.table.Versions.sorted;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.ChangeKind;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

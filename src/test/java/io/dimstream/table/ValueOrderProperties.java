@@ -2,7 +2,7 @@ package io.dimstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.history.BusinessKey;
+import io.dimstream.model.BusinessKey;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

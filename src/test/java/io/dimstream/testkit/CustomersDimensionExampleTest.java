@@ -3,7 +3,7 @@ package io.dimstream.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

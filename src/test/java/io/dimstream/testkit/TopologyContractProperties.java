@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.ChangeEvent;
 import io.dimstream.history.Scd2Fold;
+import io.dimstream.model.ChangeEvent;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

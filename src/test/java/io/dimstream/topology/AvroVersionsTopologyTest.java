@@ -2,15 +2,15 @@ package io.dimstream.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dimstream.codec.VersionAvro;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.OutputFormat;
-import io.dimstream.history.BusinessKey;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
-import io.dimstream.history.VersionAvro;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.testkit.DimensionTestDriver;
 import java.io.IOException;

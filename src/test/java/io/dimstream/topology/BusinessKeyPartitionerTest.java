@@ -2,12 +2,12 @@ package io.dimstream.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dimstream.codec.EventJson;
+import io.dimstream.codec.VersionJson;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.EventJson;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.VersionJson;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;

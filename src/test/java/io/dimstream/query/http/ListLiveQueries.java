@@ -1,8 +1,8 @@
 package io.dimstream.query.http;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
 import io.dimstream.query.HistoryQueries;
 import io.dimstream.query.ListVersionSource;
 import io.dimstream.query.LiveQueries;

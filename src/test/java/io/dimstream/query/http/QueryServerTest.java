@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.history.BusinessKey;
-import io.dimstream.history.Sequence;
-import io.dimstream.history.Version;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import io.dimstream.query.LiveQueries;
 import io.dimstream.query.TableCommit;
 import java.net.URI;

@@ -5,7 +5,7 @@ import static io.dimstream.query.QueryFixtures.customer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import io.dimstream.history.Version;
+import io.dimstream.model.Version;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.QueryTables;
 import io.dimstream.query.TableLiveQueries;

@@ -1,4 +1,4 @@
-package io.dimstream.history;
+package io.dimstream.model;
 
 import java.util.Arrays;
 

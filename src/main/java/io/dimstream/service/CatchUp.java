@@ -1,4 +1,4 @@
-package io.dimstream.cli;
+package io.dimstream.service;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.topology.DimensionTopology;
@@ -20,11 +20,11 @@ import org.apache.kafka.common.TopicPartition;
  * record of its source topics, and the table records, for every versions-topic partition, the offset of that
  * partition's last record.
  */
-final class CatchUp {
+public final class CatchUp {
   private CatchUp() {}
 
   /** Whether the Streams application has committed offsets at the end of the changes and repartition topics. */
-  static boolean streamsCaughtUp(Map<String, Object> kafka, DimensionSpec spec, String applicationId) {
+  public static boolean streamsCaughtUp(Map<String, Object> kafka, DimensionSpec spec, String applicationId) {
     try (Admin admin = Admin.create(new HashMap<>(kafka))) {
       Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
           .partitionsToOffsetAndMetadata().get();
@@ -50,7 +50,7 @@ final class CatchUp {
   }
 
   /** Whether the table records every versions-topic record that exists now. */
-  static boolean tableCaughtUp(Map<String, Object> kafka, DimensionSpec spec, TableSinkAdapter table) {
+  public static boolean tableCaughtUp(Map<String, Object> kafka, DimensionSpec spec, TableSinkAdapter table) {
     TopicReader.Contents versions = TopicReader.readAll(kafka, spec.topics().versions(), false);
     for (var e : versions.lastOffsets().entrySet()) {
       OptionalLong recorded = table.txnVersion(spec.name() + "-versions-" + e.getKey());
@@ -62,7 +62,7 @@ final class CatchUp {
   }
 
   /** Polls {@code condition} every 250 ms until it holds or {@code timeout} passes. */
-  static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+  public static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (condition.getAsBoolean()) {

@@ -1,12 +1,12 @@
-package io.dimstream.cli;
+package io.dimstream.service;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
 import io.dimstream.broker.TopicProvisioner;
+import io.dimstream.codec.VersionAvro;
+import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.VersionAvro;
-import io.dimstream.history.VersionRecordCodec;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * topology, the compactor and the query endpoint, started in that order and closed in the reverse order.
  * Wiring only: every part lives in its own package.
  */
-final class DimensionService implements AutoCloseable {
+public final class DimensionService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DimensionService.class);
 
   private final DimensionSpec spec;
@@ -59,7 +59,7 @@ final class DimensionService implements AutoCloseable {
   }
 
   /** Starts everything; on failure closes what was started and rethrows. */
-  static DimensionService start(DimensionSpec spec, String bootstrapOverride) {
+  public static DimensionService start(DimensionSpec spec, String bootstrapOverride) {
     DimensionService s = new DimensionService(spec);
     try {
       s.startAll(bootstrapOverride);
@@ -185,7 +185,7 @@ final class DimensionService implements AutoCloseable {
   }
 
   /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */
-  int httpPort() {
+  public int httpPort() {
     return queryServer.port();
   }
 
@@ -243,38 +243,38 @@ final class DimensionService implements AutoCloseable {
     }
   }
 
-  DimensionSpec spec() {
+  public DimensionSpec spec() {
     return spec;
   }
 
-  Map<String, Object> kafka() {
+  public Map<String, Object> kafka() {
     return Map.copyOf(kafka);
   }
 
-  KafkaStreams streams() {
+  public KafkaStreams streams() {
     return streams;
   }
 
-  Compactor compactor() {
+  public Compactor compactor() {
     return compactor;
   }
 
-  TableSinkAdapter table() {
+  public TableSinkAdapter table() {
     return table;
   }
 
   /** Blocks until a part of the service fails (Streams in ERROR, or the compactor stopped with an error). */
-  void awaitFailure() throws InterruptedException {
+  public void awaitFailure() throws InterruptedException {
     failed.await();
   }
 
   /** The number of late events spliced into history so far, from the topology's metrics. */
-  long lateEventsSpliced() {
+  public long lateEventsSpliced() {
     return (long) metricTotal("late-events-spliced-total");
   }
 
   /** Sums a dimstream metric of the topology over every stream thread and task of this instance. */
-  double metricTotal(String name) {
+  public double metricTotal(String name) {
     if (streams == null) {
       return 0;
     }

@@ -1,30 +1,30 @@
-package io.dimstream.cli;
+package io.dimstream.service;
 
+import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.compactor.TableSink;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.VersionChange;
+import io.dimstream.model.VersionChange;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TxnOverlapException;
-import io.dimstream.compactor.LeaseHeldException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 
 /** Lets the compactor write the Delta table without either package knowing the other. */
-final class TableSinkAdapter implements TableSink {
+public final class TableSinkAdapter implements TableSink {
   private final DeltaTable table;
 
   private TableSinkAdapter(DeltaTable table) {
     this.table = table;
   }
 
-  static TableSinkAdapter openOrCreate(DimensionSpec spec) {
+  public static TableSinkAdapter openOrCreate(DimensionSpec spec) {
     return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tablePath(), spec));
   }
 
-  DeltaTable table() {
+  public DeltaTable table() {
     return table;
   }
 

@@ -1,4 +1,4 @@
-package io.dimstream.cli;
+package io.dimstream.service;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -12,18 +12,18 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads a whole topic once (read_committed), for summaries and catch-up checks. */
-final class TopicReader {
+public final class TopicReader {
   private TopicReader() {}
 
   /** What a full read of a topic found. */
-  record Contents(long records, Map<Integer, Long> lastOffsets, List<ConsumerRecord<byte[], byte[]>> kept) {}
+  public record Contents(long records, Map<Integer, Long> lastOffsets, List<ConsumerRecord<byte[], byte[]>> kept) {}
 
   /**
    * Reads {@code topic} from the beginning to its current end.
    *
    * @param keep whether to keep the records (for small topics such as the DLQ), or only count them
    */
-  static Contents readAll(Map<String, Object> kafka, String topic, boolean keep) {
+  public static Contents readAll(Map<String, Object> kafka, String topic, boolean keep) {
     Properties p = new Properties();
     p.putAll(kafka);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -42,7 +42,7 @@ final class TopicReader {
       long deadline = System.currentTimeMillis() + 120_000;
       while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
         if (System.currentTimeMillis() > deadline) {
-          throw new CliErrors.InputError("Reading " + topic + " to its end took over 2 minutes; is the broker up?");
+          throw ServiceErrors.topicReadTimedOut(topic);
         }
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
           count++;

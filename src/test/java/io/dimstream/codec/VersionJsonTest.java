@@ -1,5 +1,10 @@
-package io.dimstream.history;
+package io.dimstream.codec;
 
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package io.dimstream.cli;
+package io.dimstream.service;
 
 import io.dimstream.config.DimensionSpec;
 import java.io.IOException;
@@ -8,17 +8,17 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** Resolves the Kafka client properties a command uses: flag, then spec, then the local embedded broker. */
-final class KafkaClients {
+public final class KafkaClients {
   /** Where `run` writes the embedded broker's address so other commands on the same data dir can find it. */
-  static final String BOOTSTRAP_FILE = "bootstrap.servers";
+  public static final String BOOTSTRAP_FILE = "bootstrap.servers";
 
   private KafkaClients() {}
 
-  static Path bootstrapFile(DimensionSpec spec) {
+  public static Path bootstrapFile(DimensionSpec spec) {
     return spec.service().dataDir().resolve("kafka").resolve(BOOTSTRAP_FILE);
   }
 
-  static Map<String, Object> properties(DimensionSpec spec, String bootstrapOverride) {
+  public static Map<String, Object> properties(DimensionSpec spec, String bootstrapOverride) {
     Map<String, Object> props = new HashMap<>(spec.service().kafka());
     if (bootstrapOverride != null) {
       props.put("bootstrap.servers", bootstrapOverride);
@@ -27,7 +27,7 @@ final class KafkaClients {
       try {
         props.put("bootstrap.servers", Files.readString(file).trim());
       } catch (IOException e) {
-        throw CliErrors.noBroker(file);
+        throw ServiceErrors.noBroker(file);
       }
     }
     return props;

@@ -1,9 +1,14 @@
-package io.dimstream.history;
+package io.dimstream.codec;
 
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.OutputColumns;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

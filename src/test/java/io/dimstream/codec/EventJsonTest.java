@@ -1,5 +1,11 @@
-package io.dimstream.history;
+package io.dimstream.codec;
 
+import io.dimstream.history.KeyState;
+import io.dimstream.history.StoredEvent;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.config.ColumnType;

@@ -1,4 +1,4 @@
-package io.dimstream.history;
+package io.dimstream.codec;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
@@ -12,6 +12,11 @@ import io.dimstream.config.Column;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.OutputColumns;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.dimstream.history;
+package io.dimstream.model;
 
 /** What the engine emits for the versions topic: a version to upsert, or one to retract. */
 public sealed interface VersionChange {

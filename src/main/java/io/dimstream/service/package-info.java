@@ -1,0 +1,2 @@
+/** One running dimension: lifecycle, health, metrics, the table sink, and the offline pipelines. */
+package io.dimstream.service;
