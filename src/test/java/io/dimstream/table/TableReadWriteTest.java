@@ -15,6 +15,9 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.table.internal.actions.Action;
+import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.files.DataFiles;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -295,7 +298,7 @@ class TableReadWriteTest {
     List<Action> actions = new ArrayList<>();
     s.state.adds.values().forEach(a -> actions.add(a.remove(System.currentTimeMillis(), false)));
     actions.add(foreign.withDataChange(false));
-    table.writeCommit(s.version() + 1, actions, table.commitTimestamp(s.state), List.of(), s.state);
+    table.writer().write(s.version() + 1, actions, table.writer().timestampAfter(s.state), List.of(), s.state);
     assertThat(scan(table.latest())).isEqualTo(current);
 
     table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")), Map.of(), "MERGE");
