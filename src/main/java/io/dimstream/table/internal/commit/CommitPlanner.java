@@ -14,20 +14,21 @@ import io.dimstream.table.internal.files.FileStats;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
-import io.dimstream.table.internal.log.DeltaLog;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.slf4j.Logger;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class CommitPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(CommitPlanner.class);
   /** A version's identity: business key and full opening sequence. */
-  public record Identity(BusinessKey key, Sequence validFrom) {}
+  private record Identity(BusinessKey key, Sequence validFrom) {}
 
   private final Path root;
   private final StatsCache stats;
@@ -71,17 +72,27 @@ public final class CommitPlanner {
     return added;
   }
 
+  /**
+   * Plans {@code changes} (the last change per identity wins) and writes the files of the plan. Each bucket is
+   * decided before anything is written: it is rewritten when a change opens a version in it, when it holds the
+   * identity of a change, or when its rows must move (files another engine left unbucketed).
+   */
   public CommitPlan plan(List<VersionChange> changes) {
     Map<Identity, VersionChange> last = new LinkedHashMap<>();
     for (VersionChange c : changes) {
       VersionChange n = normalize(c);
       last.put(new Identity(n.key(), n.validFrom()), n);
     }
+    Map<Integer, List<Map.Entry<Identity, VersionChange>>> byBucket = new HashMap<>();
+    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
+      byBucket.computeIfAbsent(Buckets.of(e.getKey().key(), buckets), x -> new ArrayList<>()).add(e);
+    }
+    byBucket.values().forEach(l -> l.sort((x, y) -> compareIdentity(x.getKey(), y.getKey())));
     Map<Integer, List<AddFile>> currentByBucket = new HashMap<>();
     List<AddFile> unbucketed = new ArrayList<>();
     List<AddFile> closedFiles = new ArrayList<>();
     for (AddFile a : state.adds.values()) {
-      if (isCurrent(a)) {
+      if (layout.isCurrentFile(a)) {
         int b = Buckets.parse(a.path(), buckets);
         if (b < 0) {
           unbucketed.add(a);
@@ -92,199 +103,68 @@ public final class CommitPlanner {
         closedFiles.add(a);
       }
     }
-    if (unbucketed.isEmpty() && currentByBucket.values().stream().allMatch(l -> l.size() == 1)) {
-      try {
-        return mergePlan(last, currentByBucket, closedFiles);
-      } catch (UnsortedBucketException e) {
-        LOG.warn("{}: {}; rewriting the touched buckets through memory instead", root, e.getMessage());
-        deleteWritten(added);
-        added.clear();
-      }
-    }
-    // current partition: read every touched bucket (all of them when another engine left unbucketed files)
-    Set<Integer> touched = new HashSet<>();
-    for (Identity id : last.keySet()) {
-      touched.add(Buckets.of(id.key(), buckets));
-    }
+    List<AddFile> removed = new ArrayList<>(unbucketed);
+    // buckets not held as one file: read into memory (every bucket when another engine left unbucketed files)
+    Map<Integer, Map<Identity, Version>> inMemory = new HashMap<>();
     if (!unbucketed.isEmpty()) {
-      touched.addAll(currentByBucket.keySet());
-    }
-    Map<Integer, Map<Identity, Version>> bucketRows = new HashMap<>();
-    Set<Integer> dirty = new HashSet<>();
-    List<AddFile> removed = new ArrayList<>();
-    long rowsRead = 0;
-    for (int b : touched) {
-      Map<Identity, Version> rows = bucketRows.computeIfAbsent(b, x -> new HashMap<>());
-      for (AddFile f : currentByBucket.getOrDefault(b, List.of())) {
-        rowsRead += readInto(f, rows);
+      for (AddFile f : unbucketed) {
+        readInto(f, inMemory);
       }
-    }
-    for (AddFile f : unbucketed) {
-      Map<Identity, Version> tmp = new HashMap<>();
-      rowsRead += readInto(f, tmp);
-      tmp.forEach((id, v) -> bucketRows.computeIfAbsent(Buckets.of(id.key(), buckets), x -> new HashMap<>()).put(id, v));
-      removed.add(f);
-      dirty.addAll(touched);
-    }
-    // closed partition: only files whose statistics admit a changed identity, and only if it is really there
-    Set<Identity> unresolved = new HashSet<>();
-    for (Identity id : last.keySet()) {
-      if (!bucketRows.get(Buckets.of(id.key(), buckets)).containsKey(id)) {
-        unresolved.add(id);
-      }
-    }
-    Set<Identity> foundClosed = new HashSet<>();
-    List<List<Version>> keptClosed = new ArrayList<>();
-    long copied = resolveClosed(closedFiles, unresolved, foundClosed, keptClosed, removed);
-    // apply the changes, the last one per identity
-    long inserted = 0;
-    long updated = 0;
-    long deleted = 0;
-    List<Version> newClosed = new ArrayList<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
-      Identity id = e.getKey();
-      int b = Buckets.of(id.key(), buckets);
-      Map<Identity, Version> rows = bucketRows.get(b);
-      boolean existed = rows.remove(id) != null;
-      if (existed) {
-        dirty.add(b);
-      }
-      existed |= foundClosed.contains(id);
-      if (e.getValue() instanceof VersionChange.Upsert u) {
-        if (existed) {
-          updated++;
-        } else {
-          inserted++;
+      currentByBucket.forEach((b, files) -> files.forEach(f -> readInto(f, inMemory)));
+    } else {
+      currentByBucket.forEach((b, files) -> {
+        if (files.size() > 1 && byBucket.containsKey(b)) {
+          files.forEach(f -> readInto(f, inMemory));
         }
-        if (u.version().isCurrent()) {
-          rows.put(id, u.version());
-          dirty.add(b);
-        } else {
-          newClosed.add(u.version());
-        }
-      } else if (existed) {
-        deleted++;
-      }
+      });
     }
-    // write: dirty buckets, new closed versions, rewritten closed files
-    long output = 0;
-    String currentDir = layout.current.directory();
-    for (int b : new TreeSet<>(dirty)) {
-      removed.addAll(currentByBucket.getOrDefault(b, List.of()));
-      Map<Identity, Version> rows = bucketRows.get(b);
-      if (!rows.isEmpty()) {
-        List<Version> sorted = new ArrayList<>(rows.values());
-        sorted.sort(ValueOrder.BY_IDENTITY);
-        added.add(DataFiles.write(root, Buckets.currentFile(currentDir, b, buckets,
-            currentCodec.name().toLowerCase(Locale.ROOT)), sorted, layout, true, currentCodec));
-        output += sorted.size();
-      }
+    Set<Integer> moved = new HashSet<>();
+    if (!unbucketed.isEmpty()) {
+      moved.addAll(inMemory.keySet());
+      moved.addAll(currentByBucket.keySet());
     }
-    // rows of dirty buckets that did not change were copied
-    for (int b : dirty) {
-      copied += bucketRows.get(b).size();
-    }
-    copied -= countCurrentUpserts(last);
-    output += writeClosed(newClosed, keptClosed);
-    LOG.debug("{}: planned on version {}: read {} current rows, {} closed files rewritten",
-        root, state.version, rowsRead, keptClosed.size());
-    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, Math.max(0, copied),
-        output);
-  }
-
-  /** A bucket file that is not in identity order (not written by dimstream): the streaming merge cannot use it. */
-  private static final class UnsortedBucketException extends RuntimeException {
-    UnsortedBucketException(String message) {
-      super(message, null, false, false);
-    }
-  }
-
-  public static int compareIdentity(Identity a, Identity b) {
-    int c = ValueOrder.compareKeys(a.key(), b.key());
-    return c != 0 ? c : a.validFrom().compareTo(b.validFrom());
-  }
-
-  /**
-   * The common case (every bucket is one file dimstream wrote, sorted by identity): each touched bucket file is
-   * merged in one pass with the bucket's changes, sorted the same way, so memory holds the changes and one
-   * row group, never a whole bucket.
-   */
-  private CommitPlan mergePlan(Map<Identity, VersionChange> last, Map<Integer, List<AddFile>> currentByBucket,
-      List<AddFile> closedFiles) {
-    Map<Integer, List<Map.Entry<Identity, VersionChange>>> byBucket = new TreeMap<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
-      byBucket.computeIfAbsent(Buckets.of(e.getKey().key(), buckets), x -> new ArrayList<>()).add(e);
-    }
-    List<AddFile> removed = new ArrayList<>();
-    Set<Identity> foundCurrent = new HashSet<>();
+    // current partition: one merge per rewritten bucket, streaming when the bucket is one file
+    Set<Identity> found = new HashSet<>();
     long copied = 0;
     long output = 0;
-    String currentDir = layout.current.directory();
-    String currentCodecName = currentCodec.name().toLowerCase(Locale.ROOT);
-    for (Map.Entry<Integer, List<Map.Entry<Identity, VersionChange>>> bucket : byBucket.entrySet()) {
-      List<Map.Entry<Identity, VersionChange>> changes = bucket.getValue();
-      changes.sort((x, y) -> compareIdentity(x.getKey(), y.getKey()));
-      List<AddFile> old = currentByBucket.getOrDefault(bucket.getKey(), List.of());
-      DataFiles.RowIterator rows = old.isEmpty() ? null : DataFiles.read(path(old.get(0)), layout, state.version);
+    TreeSet<Integer> candidates = new TreeSet<>(byBucket.keySet());
+    candidates.addAll(moved);
+    for (int b : candidates) {
+      List<Map.Entry<Identity, VersionChange>> bucketChanges = byBucket.getOrDefault(b, List.of());
+      List<AddFile> old = currentByBucket.getOrDefault(b, List.of());
+      Map<Identity, Version> memory = inMemory.get(b);
+      if (!moved.contains(b) && !opensVersion(bucketChanges) && !holdsAny(memory, old, bucketChanges)) {
+        continue;
+      }
+      DataFiles.RowIterator file = memory == null && !old.isEmpty() ? DataFiles.read(path(old.get(0)), layout,
+          state.version) : null;
       try {
-        BucketMerge merge = new BucketMerge(rows, changes, foundCurrent, old.isEmpty() ? "" : old.get(0).path());
-        List<Version> firstRow = new ArrayList<>(1);
+        Iterator<Version> rows = file != null ? file : memory == null ? Collections.emptyIterator() : sorted(memory);
+        BucketMerge merge = new BucketMerge(rows, bucketChanges, found, old.isEmpty() ? "" : old.get(0).path());
         if (merge.hasNext()) {
-          firstRow.add(merge.next());
+          added.add(DataFiles.write(root, Buckets.currentFile(layout.current.directory(), b, buckets,
+              currentCodec.name().toLowerCase(Locale.ROOT)), () -> merge, layout, true, currentCodec));
         }
-        if (!firstRow.isEmpty()) {
-          Iterable<Version> all = () -> new java.util.Iterator<>() {
-            private boolean first = true;
-
-            @Override
-            public boolean hasNext() {
-              return first || merge.hasNext();
-            }
-
-            @Override
-            public Version next() {
-              if (first) {
-                first = false;
-                return firstRow.get(0);
-              }
-              return merge.next();
-            }
-          };
-          added.add(DataFiles.write(root, Buckets.currentFile(currentDir, bucket.getKey(), buckets,
-              currentCodecName), all, layout, true, currentCodec));
-        }
-        if (merge.changed || old.isEmpty()) {
-          removed.addAll(old);
-        } else if (!firstRow.isEmpty()) {
-          // nothing changed in this bucket (retractions of absent versions): keep the old file
-          AddFile unneeded = added.remove(added.size() - 1);
-          deleteWritten(List.of(unneeded));
-          continue;
-        }
+        removed.addAll(old);
         copied += merge.copied;
         output += merge.emitted;
       } finally {
-        if (rows != null) {
-          rows.close();
+        if (file != null) {
+          file.close();
         }
       }
     }
     // closed partition: only files whose statistics admit a changed identity, and only if it is really there
-    Set<Identity> unresolved = new HashSet<>();
-    for (Identity id : last.keySet()) {
-      if (!foundCurrent.contains(id)) {
-        unresolved.add(id);
-      }
-    }
-    Set<Identity> foundClosed = new HashSet<>();
+    Set<Identity> unresolved = new HashSet<>(last.keySet());
+    unresolved.removeAll(found);
     List<List<Version>> keptClosed = new ArrayList<>();
-    copied += resolveClosed(closedFiles, unresolved, foundClosed, keptClosed, removed);
+    copied += resolveClosed(closedFiles, unresolved, found, keptClosed, removed);
     long inserted = 0;
     long updated = 0;
     long deleted = 0;
     List<Version> newClosed = new ArrayList<>();
     for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
-      boolean existed = foundCurrent.contains(e.getKey()) || foundClosed.contains(e.getKey());
+      boolean existed = found.contains(e.getKey());
       if (e.getValue() instanceof VersionChange.Upsert u) {
         if (existed) {
           updated++;
@@ -299,9 +179,61 @@ public final class CommitPlanner {
       }
     }
     output += writeClosed(newClosed, keptClosed);
-    LOG.debug("{}: merged {} buckets on version {}; {} closed files rewritten", root, byBucket.size(),
-        state.version, keptClosed.size());
+    LOG.debug("{}: planned on version {}: {} buckets rewritten, {} closed files rewritten", root, state.version,
+        candidates.size(), keptClosed.size());
     return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, copied, output);
+  }
+
+  private static int compareIdentity(Identity a, Identity b) {
+    int c = ValueOrder.compareKeys(a.key(), b.key());
+    return c != 0 ? c : a.validFrom().compareTo(b.validFrom());
+  }
+
+  private static boolean opensVersion(List<Map.Entry<Identity, VersionChange>> changes) {
+    for (Map.Entry<Identity, VersionChange> e : changes) {
+      if (e.getValue() instanceof VersionChange.Upsert u && u.version().isCurrent()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether the bucket holds the identity of one of {@code changes}: looked up in memory, or read from its file
+   * when the file's key statistics admit one (a bucket whose changes only close or retract versions).
+   */
+  private boolean holdsAny(Map<Identity, Version> memory, List<AddFile> old,
+      List<Map.Entry<Identity, VersionChange>> changes) {
+    if (changes.isEmpty()) {
+      return false;
+    }
+    if (memory != null) {
+      return changes.stream().anyMatch(e -> memory.containsKey(e.getKey()));
+    }
+    if (old.isEmpty()) {
+      return false;
+    }
+    FileStats st = stats.get(old.get(0), layout);
+    if (changes.stream().noneMatch(e -> st.mayContainKey(e.getKey().key()))) {
+      return false;
+    }
+    Set<Identity> ids = new HashSet<>();
+    changes.forEach(e -> ids.add(e.getKey()));
+    try (DataFiles.RowIterator it = DataFiles.read(path(old.get(0)), layout, state.version)) {
+      while (it.hasNext()) {
+        Version v = it.next();
+        if (ids.contains(new Identity(v.key(), v.validFrom()))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static Iterator<Version> sorted(Map<Identity, Version> rows) {
+    List<Version> out = new ArrayList<>(rows.values());
+    out.sort(ValueOrder.BY_IDENTITY);
+    return out.iterator();
   }
 
   /** Reads the closed files that may hold an unresolved identity; returns the rows copied into their rewrites. */
@@ -372,21 +304,25 @@ public final class CommitPlanner {
     return output;
   }
 
-  /** One pass over a sorted bucket file and the bucket's sorted changes, yielding the bucket's new rows. */
-  private static final class BucketMerge implements java.util.Iterator<Version> {
-    private final DataFiles.RowIterator rows;
+  /**
+   * One pass over a bucket's rows (in identity order, as dimstream writes them) and the bucket's sorted changes,
+   * yielding the bucket's new rows in identity order. Rows out of order (a file another writer produced) are still
+   * merged correctly: from the first one on, rows are matched to the changes by identity.
+   */
+  private static final class BucketMerge implements Iterator<Version> {
+    private final Iterator<Version> rows;
     private final List<Map.Entry<Identity, VersionChange>> changes;
     private final Set<Identity> found;
     private final String file;
+    private Set<Identity> changeIds;
     private int ci;
     private Version pendingRow;
     private Identity lastRowId;
     private Version next;
-    boolean changed;
     long copied;
     long emitted;
 
-    BucketMerge(DataFiles.RowIterator rows, List<Map.Entry<Identity, VersionChange>> changes, Set<Identity> found,
+    BucketMerge(Iterator<Version> rows, List<Map.Entry<Identity, VersionChange>> changes, Set<Identity> found,
         String file) {
       this.rows = rows;
       this.changes = changes;
@@ -395,22 +331,30 @@ public final class CommitPlanner {
       advance();
     }
 
+    /** The next row of the bucket that no change replaces or retracts. */
     private Version nextRow() {
       if (pendingRow != null) {
         Version r = pendingRow;
         pendingRow = null;
         return r;
       }
-      if (rows == null || !rows.hasNext()) {
-        return null;
+      while (rows.hasNext()) {
+        Version r = rows.next();
+        Identity id = new Identity(r.key(), r.validFrom());
+        if (changeIds == null && lastRowId != null && compareIdentity(lastRowId, id) >= 0) {
+          LOG.warn("bucket file {} is not sorted by (key, valid_from); matching its rows to the changes by identity",
+              file);
+          changeIds = new HashSet<>();
+          changes.forEach(e -> changeIds.add(e.getKey()));
+        }
+        lastRowId = id;
+        if (changeIds != null && changeIds.contains(id)) {
+          found.add(id);
+          continue;
+        }
+        return r;
       }
-      Version r = rows.next();
-      Identity id = new Identity(r.key(), r.validFrom());
-      if (lastRowId != null && compareIdentity(lastRowId, id) >= 0) {
-        throw new UnsortedBucketException("bucket file " + file + " is not sorted by (key, valid_from)");
-      }
-      lastRowId = id;
-      return r;
+      return null;
     }
 
     private void advance() {
@@ -429,13 +373,11 @@ public final class CommitPlanner {
         }
         if (cmp == 0) {
           found.add(c.getKey());
-          changed = true;
         } else {
           pendingRow = r;
         }
         ci++;
         if (c.getValue() instanceof VersionChange.Upsert u && u.version().isCurrent()) {
-          changed = true;
           next = u.version();
         }
       }
@@ -450,7 +392,7 @@ public final class CommitPlanner {
     @Override
     public Version next() {
       if (next == null) {
-        throw new java.util.NoSuchElementException();
+        throw new NoSuchElementException();
       }
       Version v = next;
       advance();
@@ -473,40 +415,19 @@ public final class CommitPlanner {
     return lo;
   }
 
-  private static long countCurrentUpserts(Map<Identity, VersionChange> last) {
-    long n = 0;
-    for (VersionChange c : last.values()) {
-      if (c instanceof VersionChange.Upsert u && u.version().isCurrent()) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private int readInto(AddFile f, Map<Identity, Version> rows) {
-    int n = 0;
+  /** Reads a current file into per-bucket maps by identity (a later file's row of one identity wins). */
+  private void readInto(AddFile f, Map<Integer, Map<Identity, Version>> byBucket) {
     try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
-        rows.put(new Identity(v.key(), v.validFrom()), v);
-        n++;
+        byBucket.computeIfAbsent(Buckets.of(v.key(), buckets), x -> new HashMap<>())
+            .put(new Identity(v.key(), v.validFrom()), v);
       }
     }
-    return n;
   }
 
   private Path path(AddFile f) {
     return DataFiles.resolve(root, f.path());
-  }
-
-  private boolean isCurrent(AddFile a) {
-    return layout.isCurrentFile(a);
-  }
-
-  private void deleteWritten(List<AddFile> files) {
-    for (AddFile a : files) {
-      DeltaLog.deleteQuietly(DataFiles.resolve(root, a.path()));
-    }
   }
 
   /** Checks a change against the table's shape and gives its key the column types. */
