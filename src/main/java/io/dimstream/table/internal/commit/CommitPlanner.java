@@ -2,7 +2,6 @@ package io.dimstream.table.internal.commit;
 
 import io.dimstream.config.Column;
 import io.dimstream.model.BusinessKey;
-import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.internal.TableErrors;
@@ -27,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -42,8 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class CommitPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(CommitPlanner.class);
-  /** A version's identity: business key and full opening sequence. */
-  private record Identity(BusinessKey key, Sequence validFrom) {}
 
   private final Path root;
   private final StatsCache stats;
@@ -81,13 +77,13 @@ public final class CommitPlanner {
     Map<Identity, VersionChange> last = new LinkedHashMap<>();
     for (VersionChange c : changes) {
       VersionChange n = normalize(c);
-      last.put(new Identity(n.key(), n.validFrom()), n);
+      last.put(Identity.of(n), n);
     }
     Map<Integer, List<Map.Entry<Identity, VersionChange>>> byBucket = new HashMap<>();
     for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
       byBucket.computeIfAbsent(Buckets.of(e.getKey().key(), buckets), x -> new ArrayList<>()).add(e);
     }
-    byBucket.values().forEach(l -> l.sort((x, y) -> compareIdentity(x.getKey(), y.getKey())));
+    byBucket.values().forEach(l -> l.sort((x, y) -> x.getKey().compareTo(y.getKey())));
     Map<Integer, List<AddFile>> currentByBucket = new HashMap<>();
     List<AddFile> unbucketed = new ArrayList<>();
     List<AddFile> closedFiles = new ArrayList<>();
@@ -184,11 +180,6 @@ public final class CommitPlanner {
     return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, copied, output);
   }
 
-  private static int compareIdentity(Identity a, Identity b) {
-    int c = ValueOrder.compareKeys(a.key(), b.key());
-    return c != 0 ? c : a.validFrom().compareTo(b.validFrom());
-  }
-
   private static boolean opensVersion(List<Map.Entry<Identity, VersionChange>> changes) {
     for (Map.Entry<Identity, VersionChange> e : changes) {
       if (e.getValue() instanceof VersionChange.Upsert u && u.version().isCurrent()) {
@@ -222,7 +213,7 @@ public final class CommitPlanner {
     try (DataFiles.RowIterator it = DataFiles.read(path(old.get(0)), layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
-        if (ids.contains(new Identity(v.key(), v.validFrom()))) {
+        if (ids.contains(Identity.of(v))) {
           return true;
         }
       }
@@ -266,7 +257,7 @@ public final class CommitPlanner {
       try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
         while (it.hasNext()) {
           Version v = it.next();
-          Identity id = new Identity(v.key(), v.validFrom());
+          Identity id = Identity.of(v);
           if (unresolved.contains(id)) {
             foundClosed.add(id);
             hit = true;
@@ -304,102 +295,6 @@ public final class CommitPlanner {
     return output;
   }
 
-  /**
-   * One pass over a bucket's rows (in identity order, as dimstream writes them) and the bucket's sorted changes,
-   * yielding the bucket's new rows in identity order. Rows out of order (a file another writer produced) are still
-   * merged correctly: from the first one on, rows are matched to the changes by identity.
-   */
-  private static final class BucketMerge implements Iterator<Version> {
-    private final Iterator<Version> rows;
-    private final List<Map.Entry<Identity, VersionChange>> changes;
-    private final Set<Identity> found;
-    private final String file;
-    private Set<Identity> changeIds;
-    private int ci;
-    private Version pendingRow;
-    private Identity lastRowId;
-    private Version next;
-    long copied;
-    long emitted;
-
-    BucketMerge(Iterator<Version> rows, List<Map.Entry<Identity, VersionChange>> changes, Set<Identity> found,
-        String file) {
-      this.rows = rows;
-      this.changes = changes;
-      this.found = found;
-      this.file = file;
-      advance();
-    }
-
-    /** The next row of the bucket that no change replaces or retracts. */
-    private Version nextRow() {
-      if (pendingRow != null) {
-        Version r = pendingRow;
-        pendingRow = null;
-        return r;
-      }
-      while (rows.hasNext()) {
-        Version r = rows.next();
-        Identity id = new Identity(r.key(), r.validFrom());
-        if (changeIds == null && lastRowId != null && compareIdentity(lastRowId, id) >= 0) {
-          LOG.warn("bucket file {} is not sorted by (key, valid_from); matching its rows to the changes by identity",
-              file);
-          changeIds = new HashSet<>();
-          changes.forEach(e -> changeIds.add(e.getKey()));
-        }
-        lastRowId = id;
-        if (changeIds != null && changeIds.contains(id)) {
-          found.add(id);
-          continue;
-        }
-        return r;
-      }
-      return null;
-    }
-
-    private void advance() {
-      next = null;
-      while (next == null) {
-        Version r = nextRow();
-        Map.Entry<Identity, VersionChange> c = ci < changes.size() ? changes.get(ci) : null;
-        if (r == null && c == null) {
-          return;
-        }
-        int cmp = r == null ? 1 : c == null ? -1 : compareIdentity(new Identity(r.key(), r.validFrom()), c.getKey());
-        if (cmp < 0) {
-          copied++;
-          next = r;
-          break;
-        }
-        if (cmp == 0) {
-          found.add(c.getKey());
-        } else {
-          pendingRow = r;
-        }
-        ci++;
-        if (c.getValue() instanceof VersionChange.Upsert u && u.version().isCurrent()) {
-          next = u.version();
-        }
-      }
-      emitted++;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return next != null;
-    }
-
-    @Override
-    public Version next() {
-      if (next == null) {
-        throw new NoSuchElementException();
-      }
-      Version v = next;
-      advance();
-      return v;
-    }
-  }
-
   /** The first index whose value is at least {@code v}. */
   private static int lowerBound(long[] sorted, long v) {
     int lo = 0;
@@ -421,7 +316,7 @@ public final class CommitPlanner {
       while (it.hasNext()) {
         Version v = it.next();
         byBucket.computeIfAbsent(Buckets.of(v.key(), buckets), x -> new HashMap<>())
-            .put(new Identity(v.key(), v.validFrom()), v);
+            .put(Identity.of(v), v);
       }
     }
   }
