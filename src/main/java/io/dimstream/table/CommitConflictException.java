@@ -7,7 +7,7 @@ package io.dimstream.table;
 public final class CommitConflictException extends TableException {
   private final long version;
 
-  CommitConflictException(String message, long version) {
+  public CommitConflictException(String message, long version) {
     super(message);
     this.version = version;
   }

@@ -20,7 +20,7 @@ public record CommitResult(
     int attempts,
     long durationMs) {
 
-  static CommitResult skipped(long version, long durationMs) {
+  public static CommitResult skipped(long version, long durationMs) {
     return new CommitResult(version, false, 0, 0, 0, 0, 0, 0, 0, durationMs);
   }
 }

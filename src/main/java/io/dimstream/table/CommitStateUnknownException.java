@@ -6,7 +6,7 @@ package io.dimstream.table;
  * wrote: reopen the table to learn its state.
  */
 public final class CommitStateUnknownException extends TableException {
-  CommitStateUnknownException(String message, Throwable cause) {
+  public CommitStateUnknownException(String message, Throwable cause) {
     super(message, cause);
   }
 }

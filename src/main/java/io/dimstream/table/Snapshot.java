@@ -4,6 +4,13 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.table.internal.TableProperties;
+import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.actions.SetTransaction;
+import io.dimstream.table.internal.files.Buckets;
+import io.dimstream.table.internal.files.DataFiles;
+import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.log.TableState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -143,7 +150,7 @@ public final class Snapshot {
   }
 
   boolean isCurrentFile(AddFile a) {
-    return "true".equals(a.partitionValues().get(layout.isCurrent));
+    return layout.isCurrentFile(a);
   }
 
   private Stream<Version> stream(List<AddFile> files, Predicate<Version> filter) {

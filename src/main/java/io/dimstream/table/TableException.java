@@ -4,11 +4,11 @@ import io.dimstream.DimstreamException;
 
 /** An error reading or writing a dimension table; built only by {@link TableErrors}. */
 public class TableException extends DimstreamException {
-  TableException(String message) {
+  public TableException(String message) {
     super(message);
   }
 
-  TableException(String message, Throwable cause) {
+  public TableException(String message, Throwable cause) {
     super(message, cause);
   }
 }

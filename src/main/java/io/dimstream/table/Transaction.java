@@ -1,11 +1,9 @@
 package io.dimstream.table;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.model.VersionChange;
-import java.util.ArrayList;
+import io.dimstream.table.internal.commit.ChangeCommit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * One attempt to commit on top of the snapshot it was started from ({@link DeltaTable#startTransaction()}).
@@ -14,12 +12,12 @@ import java.util.UUID;
  * transactions; use this class directly only to control retries yourself.
  */
 public final class Transaction {
-  private final DeltaTable table;
+  private final ChangeCommit committer;
   private final Snapshot base;
   private boolean used;
 
-  Transaction(DeltaTable table, Snapshot base) {
-    this.table = table;
+  Transaction(ChangeCommit committer, Snapshot base) {
+    this.committer = committer;
     this.base = base;
   }
 
@@ -47,76 +45,15 @@ public final class Transaction {
    * @throws IllegalStateException when called twice
    */
   public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation) {
+    return commit(changes, txns, operation, 1);
+  }
+
+  /** The commit as attempt {@code attempt} of {@link DeltaTable#commit}, which reports it in the result. */
+  CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt) {
     if (used) {
       throw new IllegalStateException("a transaction commits at most once; start a new one");
     }
     used = true;
-    long start = System.nanoTime();
-    TableState state = base.state;
-    Map<String, Long> markers = txns == null ? Map.of() : txns;
-    if (!markers.isEmpty() && markers.entrySet().stream()
-        .allMatch(e -> e.getValue() <= base.txnVersion(e.getKey()))) {
-      return CommitResult.skipped(state.version, elapsedMs(start));
-    }
-    if (changes.isEmpty() && markers.isEmpty()) {
-      return CommitResult.skipped(state.version, elapsedMs(start));
-    }
-    Map<String, Long> overlapping = new java.util.TreeMap<>();
-    markers.forEach((app, v) -> {
-      if (v <= base.txnVersion(app)) {
-        overlapping.put(app, base.txnVersion(app));
-      }
-    });
-    if (!overlapping.isEmpty()) {
-      throw TableErrors.txnOverlap(table.path(), state.version, markers, overlapping);
-    }
-    LogReplay.checkWritable(table.path(), state);
-    CommitPlanner planner = new CommitPlanner(table, state, base.layout);
-    CommitPlanner.Plan plan;
-    try {
-      plan = planner.plan(changes);
-    } catch (RuntimeException e) {
-      table.deleteWritten(planner.written());
-      throw e;
-    }
-    long now = table.commitTimestamp(state);
-    List<Action> actions = new ArrayList<>();
-    for (AddFile r : plan.removed()) {
-      actions.add(r.remove(now, true));
-    }
-    actions.addAll(plan.added());
-    markers.forEach((app, v) -> actions.add(new SetTransaction(app, v, now)));
-    ObjectNode info = ActionCodec.JSON.createObjectNode();
-    info.put("timestamp", now);
-    info.put("operation", operation);
-    ObjectNode params = info.putObject("operationParameters");
-    params.put("predicate", base.layout.identityPredicate());
-    ObjectNode metrics = info.putObject("operationMetrics");
-    metrics.put("numSourceRows", Long.toString(changes.size()));
-    metrics.put("numTargetRowsInserted", Long.toString(plan.inserted()));
-    metrics.put("numTargetRowsUpdated", Long.toString(plan.updated()));
-    metrics.put("numTargetRowsDeleted", Long.toString(plan.deleted()));
-    metrics.put("numTargetRowsCopied", Long.toString(plan.copied()));
-    metrics.put("numOutputRows", Long.toString(plan.outputRows()));
-    metrics.put("numTargetFilesAdded", Integer.toString(plan.added().size()));
-    metrics.put("numTargetFilesRemoved", Integer.toString(plan.removed().size()));
-    metrics.put("numTargetBytesAdded", Long.toString(plan.added().stream().mapToLong(AddFile::size).sum()));
-    metrics.put("numTargetBytesRemoved", Long.toString(plan.removed().stream().mapToLong(AddFile::size).sum()));
-    metrics.put("executionTimeMs", Long.toString(elapsedMs(start)));
-    info.put("readVersion", state.version);
-    info.put("isolationLevel", "Serializable");
-    info.put("isBlindAppend", false);
-    info.put("engineInfo", DeltaTable.ENGINE_INFO);
-    info.put("txnId", UUID.randomUUID().toString());
-    info.put(CommitInfo.ACTION_COUNT, actions.size());
-    actions.add(0, new CommitInfo(info));
-    long version = state.version + 1;
-    table.writeCommit(version, actions, now, planner.written(), state);
-    return new CommitResult(version, true, plan.inserted(), plan.updated(), plan.deleted(), plan.outputRows(),
-        plan.added().size(), plan.removed().size(), 1, elapsedMs(start));
-  }
-
-  private static long elapsedMs(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1_000_000;
+    return committer.commit(base.state, base.layout, changes, txns, operation, attempt);
   }
 }

@@ -10,7 +10,7 @@ import java.util.Map;
 public final class TxnOverlapException extends TableException {
   private final Map<String, Long> recorded;
 
-  TxnOverlapException(String message, Map<String, Long> recorded) {
+  public TxnOverlapException(String message, Map<String, Long> recorded) {
     super(message);
     this.recorded = Map.copyOf(recorded);
   }

@@ -1,2 +1,6 @@
-/** The SCD2 dimension as a Delta Lake table: Parquet data files, a hand-written {@code _delta_log}, snapshots, commits, time travel. */
+/**
+ * The SCD2 dimension as a Delta Lake table: the public facade ({@link io.dimstream.table.DeltaTable},
+ * {@link io.dimstream.table.Snapshot}, {@link io.dimstream.table.Transaction}, options, results, exceptions) over
+ * the {@code internal} packages, which code outside this package must not use.
+ */
 package io.dimstream.table;

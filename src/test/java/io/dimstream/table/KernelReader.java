@@ -22,6 +22,7 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.table.internal.files.TableLayout;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;

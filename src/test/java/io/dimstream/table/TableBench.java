@@ -6,6 +6,8 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.table.internal.TableProperties;
+import io.dimstream.table.internal.actions.AddFile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.table.internal.commit.CommitPlanner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -253,7 +254,7 @@ class TableLogTest {
     List<Path> before = dataFiles();
     // a writer that wrote its data files and died before writing the commit
     Snapshot s = table.latest();
-    CommitPlanner dead = new CommitPlanner(table, s.state, s.layout);
+    CommitPlanner dead = new CommitPlanner(table.path(), s.state, s.layout, table.statsCache());
     dead.plan(upserts(version(9, 9, null, "never committed")));
     assertThat(dataFiles()).hasSizeGreaterThan(before.size());
     DeltaTable reopened = DeltaTable.open(dir);

@@ -2,6 +2,7 @@ package io.dimstream.table;
 
 import static io.dimstream.table.Versions.at;
 import static io.dimstream.table.Versions.customers;
+import static io.dimstream.table.Versions.retract;
 import static io.dimstream.table.Versions.scan;
 import static io.dimstream.table.Versions.sorted;
 import static io.dimstream.table.Versions.upserts;
@@ -15,6 +16,9 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.table.internal.actions.Action;
+import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.files.DataFiles;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -284,6 +288,61 @@ class TableReadWriteTest {
   }
 
   @Test
+  void shouldMergeABucketFileThatIsNotInIdentityOrderWithoutLosingOrDuplicatingVersions() {
+    DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "1"));
+    table.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b"), version(3, 0, null, "c"),
+        version(4, 0, null, "d")), Map.of(), "WRITE");
+    // another writer replaced the bucket file with one of the same name pattern, its rows in reverse order
+    Snapshot s = table.latest();
+    List<Version> reversed = new ArrayList<>(scan(s));
+    java.util.Collections.reverse(reversed);
+    AddFile unsorted = DataFiles.write(dir, "is_current=true/bucket-00000-of-00001-foreign.zstd.parquet", reversed,
+        s.layout, true, org.apache.parquet.hadoop.metadata.CompressionCodecName.ZSTD);
+    List<Action> actions = new ArrayList<>();
+    s.state.adds.values().forEach(a -> actions.add(a.remove(System.currentTimeMillis(), false)));
+    actions.add(unsorted.withDataChange(false));
+    table.writer().write(s.version() + 1, actions, table.writer().timestampAfter(s.state), List.of(), s.state);
+
+    List<VersionChange> batch = new ArrayList<>(upserts(version(4, 0, 5L, "d"), version(4, 5, null, "d2"),
+        version(0, 5, null, "new")));
+    batch.add(retract(2, 0));
+    CommitResult r = table.commit(batch, Map.of(), "MERGE");
+
+    List<Version> expected = sorted(List.of(version(0, 5, null, "new"), version(1, 0, null, "a"),
+        version(3, 0, null, "c"), version(4, 0, 5L, "d"), version(4, 5, null, "d2")));
+    assertThat(scan(table.latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+    assertThat(r.rowsInserted()).isEqualTo(2);
+    assertThat(r.rowsUpdated()).isEqualTo(1);
+    assertThat(r.rowsDeleted()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldKeepEveryKeyWhenRebucketingFilesAnotherEngineLeftAndOneKeyChanges() {
+    DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "4"));
+    List<Version> initial = new ArrayList<>();
+    for (long k = 1; k <= 20; k++) {
+      initial.add(version(k, 0, null, "v" + k));
+    }
+    table.commit(upserts(initial.toArray(Version[]::new)), Map.of(), "WRITE");
+    Snapshot s = table.latest();
+    AddFile foreign = DataFiles.write(dir, "is_current=true/part-00000-spark.snappy.parquet", scan(s), s.layout, true,
+        org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY);
+    List<Action> actions = new ArrayList<>();
+    s.state.adds.values().forEach(a -> actions.add(a.remove(System.currentTimeMillis(), false)));
+    actions.add(foreign.withDataChange(false));
+    table.writer().write(s.version() + 1, actions, table.writer().timestampAfter(s.state), List.of(), s.state);
+
+    table.commit(upserts(version(1, 0, 5L, "v1"), version(1, 5, null, "v1b")), Map.of(), "MERGE");
+
+    List<Version> expected = new ArrayList<>(initial.subList(1, initial.size()));
+    expected.add(version(1, 0, 5L, "v1"));
+    expected.add(version(1, 5, null, "v1b"));
+    assertThat(scan(table.latest())).isEqualTo(sorted(expected));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
+  }
+
+  @Test
   void shouldRebucketCurrentFilesItDidNotNameWithoutDuplicatingVersions() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "4"));
     table.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")), Map.of(), "WRITE");
@@ -295,7 +354,7 @@ class TableReadWriteTest {
     List<Action> actions = new ArrayList<>();
     s.state.adds.values().forEach(a -> actions.add(a.remove(System.currentTimeMillis(), false)));
     actions.add(foreign.withDataChange(false));
-    table.writeCommit(s.version() + 1, actions, table.commitTimestamp(s.state), List.of(), s.state);
+    table.writer().write(s.version() + 1, actions, table.writer().timestampAfter(s.state), List.of(), s.state);
     assertThat(scan(table.latest())).isEqualTo(current);
 
     table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")), Map.of(), "MERGE");

@@ -3,6 +3,8 @@ package io.dimstream.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.model.BusinessKey;
+import io.dimstream.table.internal.files.Buckets;
+import io.dimstream.table.internal.files.ValueOrder;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -1,0 +1,100 @@
+package io.dimstream.table.internal;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/** The table properties dimstream reads from {@code metaData.configuration}, with their defaults. */
+public final class TableProperties {
+  /** Hash buckets of the current-version partition; fixed when the table is created. */
+  public static final String BUCKETS = "dimstream.buckets";
+  public static final int DEFAULT_BUCKETS = 64;
+  /** Parquet codec of the closed-version files (written once, kept long): zstd (default) or snappy. */
+  public static final String CODEC = "dimstream.codec";
+  /** Parquet codec of the current-partition bucket files (rewritten by most commits): snappy (default) or zstd. */
+  public static final String CURRENT_CODEC = "dimstream.currentCodec";
+  /** Rows per closed-version file written by a commit or by optimize. */
+  public static final String TARGET_FILE_ROWS = "dimstream.targetFileRows";
+  public static final long DEFAULT_TARGET_FILE_ROWS = 100_000;
+  public static final String CHECKPOINT_INTERVAL = "delta.checkpointInterval";
+  public static final int DEFAULT_CHECKPOINT_INTERVAL = 10;
+  public static final String TOMBSTONE_RETENTION = "delta.deletedFileRetentionDuration";
+  public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(7);
+
+  private static final Pattern INTERVAL =
+      Pattern.compile("\\s*interval\\s+(\\d+)\\s+(second|minute|hour|day|week)s?\\s*", Pattern.CASE_INSENSITIVE);
+
+  private TableProperties() {}
+
+  public static int buckets(Map<String, String> conf) {
+    long n = positive(conf, BUCKETS, DEFAULT_BUCKETS);
+    if (n > 100_000) {
+      throw TableErrors.badProperty(BUCKETS, conf.get(BUCKETS), "a whole number from 1 to 100000");
+    }
+    return (int) n;
+  }
+
+  public static CompressionCodecName codec(Map<String, String> conf) {
+    return codec(CODEC, conf.getOrDefault(CODEC, "zstd"));
+  }
+
+  public static CompressionCodecName currentCodec(Map<String, String> conf) {
+    return codec(CURRENT_CODEC, conf.getOrDefault(CURRENT_CODEC, "snappy"));
+  }
+
+  private static CompressionCodecName codec(String property, String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    return switch (v) {
+      case "zstd" -> CompressionCodecName.ZSTD;
+      case "snappy" -> CompressionCodecName.SNAPPY;
+      case "none", "uncompressed" -> CompressionCodecName.UNCOMPRESSED;
+      default -> throw TableErrors.badProperty(property, v, "zstd, snappy or none");
+    };
+  }
+
+  public static long targetFileRows(Map<String, String> conf) {
+    return positive(conf, TARGET_FILE_ROWS, DEFAULT_TARGET_FILE_ROWS);
+  }
+
+  public static int checkpointInterval(Map<String, String> conf) {
+    return (int) Math.min(Integer.MAX_VALUE, positive(conf, CHECKPOINT_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL));
+  }
+
+  public static Duration tombstoneRetention(Map<String, String> conf) {
+    String v = conf.get(TOMBSTONE_RETENTION);
+    if (v == null) {
+      return DEFAULT_TOMBSTONE_RETENTION;
+    }
+    Matcher m = INTERVAL.matcher(v);
+    if (!m.matches()) {
+      throw TableErrors.badProperty(TOMBSTONE_RETENTION, v, "'interval <n> <second|minute|hour|day|week>'");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2).toLowerCase(Locale.ROOT)) {
+      case "second" -> Duration.ofSeconds(n);
+      case "minute" -> Duration.ofMinutes(n);
+      case "hour" -> Duration.ofHours(n);
+      case "day" -> Duration.ofDays(n);
+      default -> Duration.ofDays(7 * n);
+    };
+  }
+
+  private static long positive(Map<String, String> conf, String key, long dflt) {
+    String v = conf.get(key);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      long n = Long.parseLong(v.trim());
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw TableErrors.badProperty(key, v, "a positive whole number");
+  }
+}

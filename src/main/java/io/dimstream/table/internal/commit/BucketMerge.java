@@ -1,0 +1,110 @@
+package io.dimstream.table.internal.commit;
+
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pass over a bucket's rows (in identity order, as dimstream writes them) and the bucket's sorted changes,
+ * yielding the bucket's new rows in identity order. Rows out of order (a file another writer produced) are still
+ * merged correctly: from the first one on, rows are matched to the changes by identity.
+ */
+final class BucketMerge implements Iterator<Version> {
+  private static final Logger LOG = LoggerFactory.getLogger(BucketMerge.class);
+
+  private final Iterator<Version> rows;
+  private final List<Map.Entry<Identity, VersionChange>> changes;
+  private final Set<Identity> found;
+  private final String file;
+  private Set<Identity> changeIds;
+  private int ci;
+  private Version pendingRow;
+  private Identity lastRowId;
+  private Version next;
+  long copied;
+  long emitted;
+
+  BucketMerge(Iterator<Version> rows, List<Map.Entry<Identity, VersionChange>> changes, Set<Identity> found,
+      String file) {
+    this.rows = rows;
+    this.changes = changes;
+    this.found = found;
+    this.file = file;
+    advance();
+  }
+
+  /** The next row of the bucket that no change replaces or retracts. */
+  private Version nextRow() {
+    if (pendingRow != null) {
+      Version r = pendingRow;
+      pendingRow = null;
+      return r;
+    }
+    while (rows.hasNext()) {
+      Version r = rows.next();
+      Identity id = Identity.of(r);
+      if (changeIds == null && lastRowId != null && lastRowId.compareTo(id) >= 0) {
+        LOG.warn("bucket file {} is not sorted by (key, valid_from); matching its rows to the changes by identity",
+            file);
+        changeIds = new HashSet<>();
+        changes.forEach(e -> changeIds.add(e.getKey()));
+      }
+      lastRowId = id;
+      if (changeIds != null && changeIds.contains(id)) {
+        found.add(id);
+        continue;
+      }
+      return r;
+    }
+    return null;
+  }
+
+  private void advance() {
+    next = null;
+    while (next == null) {
+      Version r = nextRow();
+      Map.Entry<Identity, VersionChange> c = ci < changes.size() ? changes.get(ci) : null;
+      if (r == null && c == null) {
+        return;
+      }
+      int cmp = r == null ? 1 : c == null ? -1 : Identity.of(r).compareTo(c.getKey());
+      if (cmp < 0) {
+        copied++;
+        next = r;
+        break;
+      }
+      if (cmp == 0) {
+        found.add(c.getKey());
+      } else {
+        pendingRow = r;
+      }
+      ci++;
+      if (c.getValue() instanceof VersionChange.Upsert u && u.version().isCurrent()) {
+        next = u.version();
+      }
+    }
+    emitted++;
+  }
+
+  @Override
+  public boolean hasNext() {
+    return next != null;
+  }
+
+  @Override
+  public Version next() {
+    if (next == null) {
+      throw new NoSuchElementException();
+    }
+    Version v = next;
+    advance();
+    return v;
+  }
+}

@@ -1,0 +1,80 @@
+package io.dimstream.table.internal.commit;
+
+import io.dimstream.config.Column;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.table.internal.TableErrors;
+import io.dimstream.table.internal.actions.CommitInfo;
+import io.dimstream.table.internal.actions.Metadata;
+import io.dimstream.table.internal.files.SpecCodec;
+import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.log.TableState;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One attempt to bring a table's stored spec and schema to a new spec: added columns only, in a metaData commit. */
+public final class SchemaEvolution {
+  private static final Logger LOG = LoggerFactory.getLogger(SchemaEvolution.class);
+
+  private final CommitWriter writer;
+
+  public SchemaEvolution(CommitWriter writer) {
+    this.writer = writer;
+  }
+
+  /**
+   * Commits {@code asked} on top of {@code state} unless it is already stored.
+   *
+   * @return whether a commit was written
+   * @throws io.dimstream.table.TableException naming the column and the fix when the change is not an addition
+   */
+  public boolean evolve(TableState state, DimensionSpec stored, DimensionSpec asked) {
+    String json = SpecCodec.toJson(asked);
+    if (json.equals(state.metadata.configuration().get(SpecCodec.PROPERTY))) {
+      return false;
+    }
+    checkCompatible(stored, asked);
+    TableLayout layout = new TableLayout(asked);
+    Map<String, String> conf = new LinkedHashMap<>(state.metadata.configuration());
+    conf.put(SpecCodec.PROPERTY, json);
+    Metadata old = state.metadata;
+    Metadata md = new Metadata(old.id(), old.name(), layout.deltaSchemaString(), old.partitionColumns(), conf,
+        old.createdTime());
+    long now = writer.timestampAfter(state);
+    List<String> added = SpecCodec.tableColumns(asked).stream().map(Column::name)
+        .filter(n -> stored.column(n) == null).toList();
+    CommitInfo info = CommitInfo.of(now, added.isEmpty() ? "SET TBLPROPERTIES" : "ADD COLUMNS",
+        Map.of("columns", added.toString()), Map.of(), null, 1);
+    writer.write(state.version + 1, List.of(info, md), now, List.of(), state);
+    LOG.info("{}: evolved the schema at version {}; added columns {}", writer.root(), state.version + 1, added);
+    return true;
+  }
+
+  private void checkCompatible(DimensionSpec stored, DimensionSpec asked) {
+    Path root = writer.root();
+    if (!stored.name().equals(asked.name())) {
+      throw TableErrors.structureChanged(root, "dimension name", stored.name(), asked.name());
+    }
+    if (!stored.key().equals(asked.key())) {
+      throw TableErrors.structureChanged(root, "key", stored.key(), asked.key());
+    }
+    if (!stored.sequence().equals(asked.sequence())) {
+      throw TableErrors.structureChanged(root, "sequence", stored.sequence(), asked.sequence());
+    }
+    if (!stored.output().equals(asked.output())) {
+      throw TableErrors.structureChanged(root, "output column names", stored.output(), asked.output());
+    }
+    for (Column c : SpecCodec.tableColumns(stored)) {
+      Column n = asked.column(c.name());
+      if (n == null || n.name().equals(asked.deleteRule().column())) {
+        throw TableErrors.droppedColumn(root, c.name());
+      }
+      if (!n.type().equals(c.type())) {
+        throw TableErrors.typeChanged(root, c.name(), c.type(), n.type());
+      }
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.dimstream.table.internal.files;
+
+import io.dimstream.model.Version;
+import io.dimstream.table.internal.TableErrors;
+import io.dimstream.table.internal.actions.AddFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.function.Function;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.LocalOutputFile;
+
+/** Writes versions to Parquet data files (parquet-avro, no Hadoop) and reads them back. */
+public final class DataFiles {
+  private DataFiles() {}
+
+  /** Resolves an {@code add}/{@code remove} path (relative and URI-encoded, or an absolute URI) against the root. */
+  public static Path resolve(Path root, String path) {
+    try {
+      URI uri = new URI(path);
+      if (uri.isAbsolute()) {
+        return Path.of(uri);
+      }
+      return root.resolve(uri.getPath());
+    } catch (URISyntaxException e) {
+      return root.resolve(path);
+    }
+  }
+
+  /** Writes {@code rows} (already in identity order) to {@code root/relPath} and returns its {@code add} action. */
+  public static AddFile write(Path root, String relPath, Iterable<Version> rows, TableLayout layout, boolean current,
+      CompressionCodecName codec) {
+    Path file = root.resolve(relPath);
+    StatsCollector stats = new StatsCollector(layout.dataColumns);
+    try {
+      Files.createDirectories(file.getParent());
+      PlainParquetConfiguration conf = new PlainParquetConfiguration();
+      conf.set("parquet.avro.write-old-list-structure", "false");
+      try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+          .withSchema(layout.avroSchema)
+          .withConf(conf)
+          .withDataModel(GenericData.get())
+          .withCodecFactory(PlainCodecFactory.INSTANCE)
+          .withCompressionCodec(codec)
+          .withWriteMode(ParquetFileWriter.Mode.CREATE)
+          .build()) {
+        for (Version v : rows) {
+          w.write(layout.toRecord(v, stats));
+        }
+      }
+      return new AddFile(relPath, layout.partitionValues(current), Files.size(file),
+          Files.getLastModifiedTime(file).toMillis(), true, stats.toJson());
+    } catch (IOException e) {
+      throw TableErrors.io("write data file", file, e);
+    }
+  }
+
+  /** An iterator over a data file's versions; close it when done. Errors name the file. */
+  public static RowIterator read(Path file, TableLayout layout, long tableVersion) {
+    return new RowIterator(file, layout, tableVersion);
+  }
+
+  /** Versions of one data file, read lazily. */
+  public static final class RowIterator implements Iterator<Version>, AutoCloseable {
+    private final Path file;
+    private final ParquetReader<GenericRecord> reader;
+    private Function<GenericRecord, Version> decoder;
+    private GenericRecord next;
+    private final TableLayout layout;
+
+    RowIterator(Path file, TableLayout layout, long tableVersion) {
+      this.file = file;
+      this.layout = layout;
+      if (!Files.exists(file)) {
+        throw TableErrors.missingDataFile(file, tableVersion);
+      }
+      try {
+        this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), new PlainParquetConfiguration())
+            .withDataModel(GenericData.get())
+            .withCodecFactory(PlainCodecFactory.INSTANCE)
+            .build();
+      } catch (NoSuchFileException e) {
+        throw TableErrors.missingDataFile(file, tableVersion);
+      } catch (IOException | RuntimeException e) {
+        throw TableErrors.unreadableDataFile(file, e);
+      }
+      advance();
+    }
+
+    private void advance() {
+      try {
+        next = reader.read();
+      } catch (IOException | RuntimeException e) {
+        close();
+        throw TableErrors.unreadableDataFile(file, e);
+      }
+      if (next != null && decoder == null) {
+        decoder = layout.decoder(next.getSchema());
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      return next != null;
+    }
+
+    @Override
+    public Version next() {
+      if (next == null) {
+        throw new NoSuchElementException();
+      }
+      Version v;
+      try {
+        v = decoder.apply(next);
+      } catch (RuntimeException e) {
+        close();
+        throw TableErrors.unreadableDataFile(file, e);
+      }
+      advance();
+      return v;
+    }
+
+    @Override
+    public void close() {
+      try {
+        reader.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}

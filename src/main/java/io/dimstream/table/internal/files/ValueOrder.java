@@ -1,0 +1,52 @@
+package io.dimstream.table.internal.files;
+
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
+import java.util.Comparator;
+import java.util.List;
+
+/** Orders column values as Parquet and Delta statistics do (strings by code point), and versions by identity. */
+public final class ValueOrder {
+  public static final Comparator<Version> BY_IDENTITY = (a, b) -> {
+    int c = compareKeys(a.key(), b.key());
+    return c != 0 ? c : a.validFrom().compareTo(b.validFrom());
+  };
+
+  private ValueOrder() {}
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static int compare(Object a, Object b) {
+    if (a instanceof String x && b instanceof String y) {
+      return compareCodePoints(x, y);
+    }
+    return ((Comparable) a).compareTo(b);
+  }
+
+  public static int compareKeys(BusinessKey a, BusinessKey b) {
+    List<Object> x = a.values();
+    List<Object> y = b.values();
+    for (int i = 0; i < x.size(); i++) {
+      int c = compare(x.get(i), y.get(i));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
+  /** Code point order (= UTF-8 byte order); differs from {@link String#compareTo} only around surrogates. */
+  private static int compareCodePoints(String x, String y) {
+    int n = Math.min(x.length(), y.length());
+    for (int i = 0; i < n; i++) {
+      char a = x.charAt(i);
+      char b = y.charAt(i);
+      if (a != b) {
+        if (Character.isSurrogate(a) || Character.isSurrogate(b)) {
+          return Integer.compare(x.codePointAt(i), y.codePointAt(i));
+        }
+        return a - b;
+      }
+    }
+    return x.length() - y.length();
+  }
+}

@@ -1,0 +1,67 @@
+package io.dimstream.table.internal.log;
+
+import io.dimstream.table.internal.TableErrors;
+import java.nio.file.Path;
+import java.util.TreeSet;
+
+/** Loads table state: the newest checkpoint at or before the wanted version, then the commits after it. */
+public final class LogReplay {
+  private LogReplay() {}
+
+  /** The state at {@code version}, or at the latest version when {@code version} is null. */
+  public static TableState load(DeltaLog log, Long version) {
+    TreeSet<Long> commits = log.commitVersions();
+    TreeSet<Long> checkpoints = log.checkpointVersions();
+    if (commits.isEmpty()) {
+      throw TableErrors.notATable(log.root);
+    }
+    long latest = commits.last();
+    long earliest = checkpoints.isEmpty() ? commits.first() : Math.min(commits.first(), checkpoints.first());
+    long target = version == null ? latest : version;
+    if (target > latest || target < earliest || (checkpoints.floor(target) == null && commits.first() != 0)) {
+      throw TableErrors.versionNotFound(log.root, target, earliest, latest);
+    }
+    Long cp = checkpoints.floor(target);
+    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log.checkpointFile(cp));
+    long from = cp == null ? 0 : cp + 1;
+    for (long v = from; v <= target; v++) {
+      b.apply(log.readCommit(v));
+    }
+    TableState s = b.build(target, log.commitExists(target) ? log.commitTimestamp(target) : 0);
+    if (s.metadata == null || s.protocol == null) {
+      throw TableErrors.corruptCommit(log.commitFile(from), 1,
+          new IllegalArgumentException("the log has no protocol or metaData action up to version " + target));
+    }
+    checkReadable(log, s);
+    return s;
+  }
+
+  private static void checkReadable(DeltaLog log, TableState s) {
+    if (s.protocol.minReaderVersion() > 1) {
+      throw TableErrors.unsupportedProtocol(log.root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+    }
+  }
+
+  /** Throws unless dimstream may write the table (writer version at most 2: no table features). */
+  public static void checkWritable(Path root, TableState s) {
+    if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
+      throw TableErrors.unsupportedProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+    }
+  }
+
+  /** {@code state} moved forward over every commit written after it; the same object when there is none. */
+  public static TableState advance(DeltaLog log, TableState state) {
+    if (!log.commitExists(state.version + 1)) {
+      return state;
+    }
+    TableState.Builder b = state.toBuilder();
+    long v = state.version;
+    while (log.commitExists(v + 1)) {
+      v++;
+      b.apply(log.readCommit(v));
+    }
+    TableState s = b.build(v, log.commitTimestamp(v));
+    checkReadable(log, s);
+    return s;
+  }
+}
