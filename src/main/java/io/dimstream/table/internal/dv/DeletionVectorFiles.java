@@ -1,0 +1,138 @@
+package io.dimstream.table.internal.dv;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.zip.CRC32;
+
+/**
+ * Reads and writes deletion vectors. A DV file is a format version byte (1) followed by blocks, each the bitmap's
+ * size (int32, big-endian), the bitmap, and the CRC-32 of the bitmap (int32, big-endian); a descriptor's offset
+ * points at a block's size field. Small DVs are kept inline in the log instead.
+ */
+public final class DeletionVectorFiles {
+  /** The only DV file format version the protocol defines. */
+  static final int FORMAT_VERSION = 1;
+  /** DVs up to this many serialised bytes are stored inline: a file per tiny DV costs more than the log line. */
+  public static final int DEFAULT_INLINE_LIMIT = 256;
+
+  private DeletionVectorFiles() {}
+
+  /**
+   * Reads the rows a descriptor deletes, checking the size, the checksum and the cardinality.
+   *
+   * @throws DeletionVectorException naming the DV file (or the inline DV) and what is wrong with it
+   */
+  public static RoaringBitmapArray read(Path tableRoot, DeletionVectorDescriptor dv) {
+    byte[] bytes = dv.isInline() ? inlineBytes(dv) : blockBytes(tableRoot, dv);
+    RoaringBitmapArray rows;
+    try {
+      rows = RoaringBitmapArray.deserialize(bytes);
+    } catch (IllegalArgumentException e) {
+      throw DeletionVectorException.corrupt(where(tableRoot, dv), e.getMessage());
+    }
+    if (rows.cardinality() != dv.cardinality()) {
+      throw DeletionVectorException.corrupt(where(tableRoot, dv), "it deletes " + rows.cardinality()
+          + " rows where the log says " + dv.cardinality());
+    }
+    return rows;
+  }
+
+  private static byte[] inlineBytes(DeletionVectorDescriptor dv) {
+    try {
+      return dv.inlineBytes();
+    } catch (IllegalArgumentException e) {
+      throw DeletionVectorException.corrupt("the inline deletion vector " + dv.uniqueId(), e.getMessage());
+    }
+  }
+
+  private static byte[] blockBytes(Path tableRoot, DeletionVectorDescriptor dv) {
+    Path file = dv.file(tableRoot);
+    try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
+      if (in.length() < 1 || in.readUnsignedByte() != FORMAT_VERSION) {
+        throw DeletionVectorException.corrupt(file.toString(), "it does not start with format version "
+            + FORMAT_VERSION);
+      }
+      long end = (long) dv.offset() + 4L + dv.sizeInBytes() + 4L;
+      if (dv.offset() < 1 || end > in.length()) {
+        throw DeletionVectorException.corrupt(file.toString(), "the block at offset " + dv.offset() + " of "
+            + dv.sizeInBytes() + " bytes runs past the file's end (" + in.length() + " bytes)");
+      }
+      in.seek(dv.offset());
+      int size = in.readInt();
+      if (size != dv.sizeInBytes()) {
+        throw DeletionVectorException.corrupt(file.toString(), "the block at offset " + dv.offset() + " holds "
+            + size + " bytes where the log says " + dv.sizeInBytes());
+      }
+      byte[] bytes = new byte[size];
+      in.readFully(bytes);
+      int stored = in.readInt();
+      CRC32 crc = new CRC32();
+      crc.update(bytes);
+      if ((int) crc.getValue() != stored) {
+        throw DeletionVectorException.corrupt(file.toString(), "the checksum of the block at offset " + dv.offset()
+            + " does not match its bytes");
+      }
+      return bytes;
+    } catch (java.io.FileNotFoundException | java.nio.file.NoSuchFileException e) {
+      throw DeletionVectorException.missing(file);
+    } catch (IOException e) {
+      throw DeletionVectorException.unreadable(file, e);
+    }
+  }
+
+  /**
+   * Stores DVs: those of at most {@code inlineLimit} serialised bytes inline, the others as blocks of one new DV file
+   * {@code deletion_vector_<uuid>.bin} in the table directory (written to a temporary name, then moved, so a crash
+   * leaves no partial file under the final name). Returns one descriptor per DV, in order.
+   */
+  public static List<DeletionVectorDescriptor> write(Path tableRoot, List<RoaringBitmapArray> dvs, int inlineLimit) {
+    List<DeletionVectorDescriptor> out = new ArrayList<>(dvs.size());
+    UUID uuid = UUID.randomUUID();
+    ByteArrayOutputStream file = new ByteArrayOutputStream();
+    file.write(FORMAT_VERSION);
+    DataOutputStream data = new DataOutputStream(file);
+    try {
+      for (RoaringBitmapArray rows : dvs) {
+        byte[] bytes = rows.serialize();
+        if (bytes.length <= inlineLimit) {
+          out.add(DeletionVectorDescriptor.inline(rows));
+          continue;
+        }
+        int offset = file.size();
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        data.writeInt(bytes.length);
+        data.write(bytes);
+        data.writeInt((int) crc.getValue());
+        out.add(DeletionVectorDescriptor.inFile(uuid, offset, bytes.length, rows.cardinality()));
+      }
+      data.flush();
+    } catch (IOException e) {
+      throw new IllegalStateException("writing to memory cannot fail", e);
+    }
+    if (file.size() > 1) {
+      Path target = DeletionVectorDescriptor.inFile(uuid, 1, 0, 0).file(tableRoot);
+      Path tmp = tableRoot.resolve("." + target.getFileName() + ".tmp");
+      try {
+        Files.write(tmp, file.toByteArray());
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        throw DeletionVectorException.unwritable(target, e);
+      }
+    }
+    return out;
+  }
+
+  private static String where(Path tableRoot, DeletionVectorDescriptor dv) {
+    return dv.isInline() ? "the inline deletion vector " + dv.uniqueId() : dv.file(tableRoot) + " (block at offset "
+        + dv.offset() + ")";
+  }
+}
