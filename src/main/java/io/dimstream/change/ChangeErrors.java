@@ -28,6 +28,31 @@ final class ChangeErrors {
         + " schema or framing. Write one record per value, plain Avro binary with the spec's schema.");
   }
 
+  static RejectedRecord badEncoding(String what, String field, int offset, int length, String problem) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "The " + what + " is not valid UTF-8 at byte " + offset
+        + " of " + length + (field.isEmpty() ? "" : " (field '" + field + "')") + ": " + problem
+        + ". Send text as well-formed UTF-8; dimstream never stores text that is not Unicode.");
+  }
+
+  static RejectedRecord unpairedSurrogate(String what, String field, int offset, int length, char surrogate,
+      int index) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "The " + what + "'s string at byte " + offset + " of "
+        + length + (field.isEmpty() ? "" : " (field '" + field + "')") + String.format(
+        " holds the unpaired surrogate \\u%04x at character %d: a legal JSON escape, but not Unicode text.", (int) surrogate,
+        index) + " Escape characters outside the BMP as a high and a low surrogate pair, or send them as UTF-8.");
+  }
+
+  static RejectedRecord badEncodingAvro(String field, int offset, int length, String problem) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "Avro string field '" + field + "' is not valid UTF-8 at"
+        + " byte " + offset + " of " + length + ": " + problem + ". Write strings as well-formed UTF-8.");
+  }
+
+  static RejectedRecord unpairedSurrogateInText(Column column, char surrogate, int index) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "Column '" + column.name() + "'" + String.format(
+        " holds the unpaired surrogate \\u%04x at character %d, which is not Unicode text.", (int) surrogate, index)
+        + " Send well-formed UTF-8.");
+  }
+
   static RejectedRecord missingKey(Column column, List<String> key) {
     return new RejectedRecord(RejectReason.MISSING_KEY, "Key column '" + column.name() + "' is missing or null; every"
         + " event must carry the key columns " + key + ".");
