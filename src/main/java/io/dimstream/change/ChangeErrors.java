@@ -1,5 +1,6 @@
 package io.dimstream.change;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
@@ -106,6 +107,13 @@ final class ChangeErrors {
         + column.name() + "' neither at the envelope's top level nor in 'source'; a delete takes its sequence from"
         + " the envelope, because its 'before' row holds the sequence of the previous change. Use an envelope field"
         + " such as ts_ms, or a source field such as lsn, as the sequence.");
+  }
+
+  static RejectedRecord missingSourceField(Column column, JsonNode connector) {
+    return new RejectedRecord(RejectReason.MISSING_SEQUENCE, "Sequence field '" + column.name() + "' is missing or"
+        + " null in the Debezium envelope's 'source' block" + (connector == null ? "" : " (source.connector is "
+        + shown(connector.asText()) + ")") + "; the spec orders events by it. Order by fields this connector writes"
+        + " (debezium: {connector: ..} picks them), or check the connector's version.");
   }
 
   static RejectedRecord tombstoneNotADelete(DeleteRule rule) {
