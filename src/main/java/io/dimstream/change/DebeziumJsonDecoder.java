@@ -19,7 +19,8 @@ import io.dimstream.config.DimensionSpec;
  *
  * <p>A sequence column named {@code source.<field>} ({@code source.lsn}, {@code source.file}) is read from the
  * envelope's {@code source} block only (see {@link DebeziumOrder}); a MySQL binlog {@code file} orders by its index
- * and a SQL Server {@code change_lsn}/{@code commit_lsn} is packed into a long. Any other sequence column is looked up first at the envelope's top level (e.g. {@code ts_ms}), then in
+ * and a SQL Server {@code change_lsn}/{@code commit_lsn} is packed into a long. Any other sequence column is looked
+ * up first at the envelope's top level (e.g. {@code ts_ms}), then in
  * {@code source} (e.g. {@code lsn}), then in the row. A delete takes its sequence from the envelope or
  * {@code source} only: its {@code before} row holds the sequence of the previous change, so a delete whose
  * sequence columns are only row columns is rejected as {@code missing-sequence}. Thread-safe.

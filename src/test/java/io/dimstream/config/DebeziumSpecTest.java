@@ -82,6 +82,19 @@ class DebeziumSpecTest {
     assertThat(spec.sequence()).containsExactly("source.ts_ms", "source.lsn");
   }
 
+  @Test
+  void shouldLoadTheReadmesCommitOrderExample() throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("```yaml\n([^`]*debezium: \\{connector: mysql\\}[^`]*)```")
+        .matcher(readme);
+    assertThat(m.find()).as("README's Debezium commit-order example").isTrue();
+
+    DimensionSpec spec = load(m.group(1));
+
+    assertThat(spec.sequence()).containsExactly("source.file", "source.pos", "source.row");
+    assertThat(spec.tracked()).containsExactly("city", "tier");
+  }
+
   static Stream<Arguments> specsThatCannotWork() {
     return Stream.of(
         arguments("debezium option on a json topic", HEAD + "sequence: [city]\ndebezium: {connector: mysql}\n",
