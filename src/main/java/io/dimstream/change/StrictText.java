@@ -17,6 +17,12 @@ import java.nio.charset.StandardCharsets;
  */
 final class StrictText {
   private static final JsonFactory JSON = new JsonFactory();
+  /** A strict decoder per thread: decoders are stateful, and making one per record costs more than the check. */
+  private static final ThreadLocal<CharsetDecoder> DECODER = ThreadLocal.withInitial(() ->
+      StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT));
+  private static final ThreadLocal<CharBuffer> OUT = ThreadLocal.withInitial(() -> CharBuffer.allocate(1024));
 
   private StrictText() {}
 
@@ -60,13 +66,17 @@ final class StrictText {
     if (i == end) {
       return null;
     }
-    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharsetDecoder decoder = DECODER.get().reset();
+    CharBuffer out = OUT.get();
     ByteBuffer in = ByteBuffer.wrap(bytes, i, end - i);
-    CharBuffer out = CharBuffer.allocate(end - i);
-    CoderResult r = decoder.decode(in, out, true);
+    CoderResult r;
+    do {
+      // the decoded text is not needed, only the verdict: a small buffer is reused
+      out.clear();
+      r = decoder.decode(in, out, true);
+    } while (r.isOverflow());
     if (!r.isError()) {
+      out.clear();
       r = decoder.flush(out);
     }
     if (!r.isError()) {
