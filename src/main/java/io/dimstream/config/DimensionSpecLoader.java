@@ -23,7 +23,8 @@ import org.apache.avro.Schema;
 public final class DimensionSpecLoader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
-      "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service", "debezium");
+      "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
+      "debezium");
   private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
   private DimensionSpecLoader() {}
