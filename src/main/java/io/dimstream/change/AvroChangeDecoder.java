@@ -96,6 +96,8 @@ public final class AvroChangeDecoder implements ChangeDecoder {
           if (f.column() >= 0) {
             raw[f.column()] = v;
           }
+        } catch (AvroCursor.BadText t) {
+          throw ChangeErrors.badEncodingAvro(f.name(), t.offset(), value.length, t.getMessage());
         } catch (AvroCursor.Malformed m) {
           throw ChangeErrors.malformedAvro(f.name(), f.typeName(), start, value.length, m.getMessage());
         }
@@ -155,8 +157,12 @@ public final class AvroChangeDecoder implements ChangeDecoder {
         }
         break;
       case TIMESTAMP:
-        if (raw instanceof Instant) {
-          return raw;
+        if (raw instanceof Instant t) {
+          try {
+            return ColumnValues.timestamp(t);
+          } catch (IllegalArgumentException e) {
+            throw ChangeErrors.badType(column, e.getMessage());
+          }
         }
         break;
       default:

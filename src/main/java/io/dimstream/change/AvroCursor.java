@@ -9,11 +9,26 @@ import java.nio.charset.StandardCharsets;
 final class AvroCursor {
 
   /** Invalid or short input; cheap (no stack trace). */
-  static final class Malformed extends Exception {
+  static class Malformed extends Exception {
     private static final long serialVersionUID = 1L;
 
     Malformed(String message) {
       super(message, null, false, false);
+    }
+  }
+
+  /** A string whose bytes are not well-formed UTF-8, at byte {@code offset} of the value. */
+  static final class BadText extends Malformed {
+    private static final long serialVersionUID = 1L;
+    private final int offset;
+
+    BadText(int offset, String message) {
+      super(message);
+      this.offset = offset;
+    }
+
+    int offset() {
+      return offset;
     }
   }
 
@@ -74,6 +89,10 @@ final class AvroCursor {
 
   String readString() throws Malformed {
     int len = readLength();
+    StrictText.Problem bad = StrictText.utf8(buf, pos, len);
+    if (bad != null) {
+      throw new BadText(bad.offset(), bad.what());
+    }
     String s = new String(buf, pos, len, StandardCharsets.UTF_8);
     pos += len;
     return s;

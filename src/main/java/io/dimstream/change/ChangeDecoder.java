@@ -10,8 +10,9 @@ import io.dimstream.config.DimensionSpec;
  * attributes are nullable (a missing field is null); fields the spec does not declare are ignored; every declared
  * column is type-checked against the spec (see {@link io.dimstream.config.ColumnValues}). A delete event reads only
  * the key, sequence and delete-rule columns, and carries no attributes. A null value (Kafka tombstone) is a delete
- * of the record key's business key when the delete rule is {@code tombstone}, and rejected as
- * {@code tombstone-not-a-delete} otherwise.
+ * of the record key's business key when the delete rule is {@code tombstone}, {@link Decoded.Skipped} under
+ * {@code debezium} (Debezium writes one after each delete), and rejected as {@code tombstone-not-a-delete} otherwise.
+ * Text must be Unicode: malformed or overlong UTF-8 and unpaired surrogates are rejected as {@code bad-encoding}.
  *
  * <p>Implementations are immutable and thread-safe; build one per spec and reuse it for every record.
  */

@@ -1,5 +1,6 @@
 package io.dimstream.change;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
@@ -26,6 +27,31 @@ final class ChangeErrors {
     return new RejectedRecord(RejectReason.MALFORMED_AVRO, "The Avro record ends at byte " + offset + " but the value has "
         + length + " bytes; the value holds more than one record of the spec's schema, or was written with another"
         + " schema or framing. Write one record per value, plain Avro binary with the spec's schema.");
+  }
+
+  static RejectedRecord badEncoding(String what, String field, int offset, int length, String problem) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "The " + what + " is not valid UTF-8 at byte " + offset
+        + " of " + length + (field.isEmpty() ? "" : " (field '" + field + "')") + ": " + problem
+        + ". Send text as well-formed UTF-8; dimstream never stores text that is not Unicode.");
+  }
+
+  static RejectedRecord unpairedSurrogate(String what, String field, int offset, int length, char surrogate,
+      int index) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "The " + what + "'s string at byte " + offset + " of "
+        + length + (field.isEmpty() ? "" : " (field '" + field + "')") + String.format(
+        " holds the unpaired surrogate \\u%04x at character %d: a legal JSON escape, but not Unicode text.", (int) surrogate,
+        index) + " Escape characters outside the BMP as a high and a low surrogate pair, or send them as UTF-8.");
+  }
+
+  static RejectedRecord badEncodingAvro(String field, int offset, int length, String problem) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "Avro string field '" + field + "' is not valid UTF-8 at"
+        + " byte " + offset + " of " + length + ": " + problem + ". Write strings as well-formed UTF-8.");
+  }
+
+  static RejectedRecord unpairedSurrogateInText(Column column, char surrogate, int index) {
+    return new RejectedRecord(RejectReason.BAD_ENCODING, "Column '" + column.name() + "'" + String.format(
+        " holds the unpaired surrogate \\u%04x at character %d, which is not Unicode text.", (int) surrogate, index)
+        + " Send well-formed UTF-8.");
   }
 
   static RejectedRecord missingKey(Column column, List<String> key) {
@@ -81,6 +107,13 @@ final class ChangeErrors {
         + column.name() + "' neither at the envelope's top level nor in 'source'; a delete takes its sequence from"
         + " the envelope, because its 'before' row holds the sequence of the previous change. Use an envelope field"
         + " such as ts_ms, or a source field such as lsn, as the sequence.");
+  }
+
+  static RejectedRecord missingSourceField(Column column, JsonNode connector) {
+    return new RejectedRecord(RejectReason.MISSING_SEQUENCE, "Sequence field '" + column.name() + "' is missing or"
+        + " null in the Debezium envelope's 'source' block" + (connector == null ? "" : " (source.connector is "
+        + shown(connector.asText()) + ")") + "; the spec orders events by it. Order by fields this connector writes"
+        + " (debezium: {connector: ..} picks them), or check the connector's version.");
   }
 
   static RejectedRecord tombstoneNotADelete(DeleteRule rule) {

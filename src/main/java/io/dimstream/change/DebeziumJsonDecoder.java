@@ -2,6 +2,8 @@ package io.dimstream.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.config.Column;
+import io.dimstream.config.DebeziumOrder;
+import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
 
 /**
@@ -15,28 +17,47 @@ import io.dimstream.config.DimensionSpec;
  *   <li>any other {@code op} (or none): rejected as {@code unknown-debezium-op}.</li>
  * </ul>
  *
- * <p>A sequence column is looked up first at the envelope's top level (e.g. {@code ts_ms}), then in
+ * <p>A sequence column named {@code source.<field>} ({@code source.lsn}, {@code source.file}) is read from the
+ * envelope's {@code source} block only (see {@link DebeziumOrder}); a MySQL binlog {@code file} orders by its index
+ * and a SQL Server {@code change_lsn}/{@code commit_lsn} is packed into a long. Any other sequence column is looked
+ * up first at the envelope's top level (e.g. {@code ts_ms}), then in
  * {@code source} (e.g. {@code lsn}), then in the row. A delete takes its sequence from the envelope or
  * {@code source} only: its {@code before} row holds the sequence of the previous change, so a delete whose
  * sequence columns are only row columns is rejected as {@code missing-sequence}. Thread-safe.
  */
 public final class DebeziumJsonDecoder implements ChangeDecoder {
+  private static final Decoded.Skipped TOMBSTONE_AFTER_DELETE = new Decoded.Skipped("a Debezium tombstone follows"
+      + " each delete (tombstones.on.delete=true); the delete before it already closed the key");
+
   private final EventAssembler assembler;
+  /** Under {@code delete: debezium} a tombstone only follows a delete: skip it rather than dead-letter it. */
+  private final boolean debeziumDeletes;
   private final Column[] columns;
   private final boolean[] isSequence;
+  /** Per column: the field of {@code source} it is read from ({@code lsn} for {@code source.lsn}), else null. */
+  private final String[] sourceField;
+  private final String firstSequence;
 
   public DebeziumJsonDecoder(DimensionSpec spec) {
     this.assembler = new EventAssembler(spec);
     this.columns = assembler.columns();
     this.isSequence = new boolean[columns.length];
+    this.sourceField = new String[columns.length];
     for (String s : spec.sequence()) {
-      isSequence[assembler.indexOf(s)] = true;
+      int i = assembler.indexOf(s);
+      isSequence[i] = true;
+      sourceField[i] = DebeziumOrder.isSourceField(s) ? DebeziumOrder.sourceField(s) : null;
     }
+    this.firstSequence = spec.sequence().get(0);
+    this.debeziumDeletes = spec.deleteRule() instanceof DeleteRule.DebeziumOp;
   }
 
   @Override
   public Decoded decode(byte[] recordKey, byte[] value, long recordTimestampMillis) {
     if (value == null) {
+      if (debeziumDeletes) {
+        return TOMBSTONE_AFTER_DELETE;
+      }
       return assembler.tombstone(recordKey, recordTimestampMillis, JsonRecords.READER);
     }
     try {
@@ -66,6 +87,9 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
       JsonNode source = envelope.path("source");
       return new Decoded.Accepted(assembler.assemble(i -> {
         Column c = columns[i];
+        if (sourceField[i] != null) {
+          return fromSource(source, sourceField[i], c, "r".equals(op));
+        }
         if (isSequence[i]) {
           JsonNode v = present(env.get(c.name()));
           if (v == null) {
@@ -81,6 +105,25 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
     } catch (RejectedRecord r) {
       return r.toDecoded();
     }
+  }
+
+  /**
+   * A {@code source.*} sequence column. A snapshot read ({@code op: r}) lacks the later position fields (SQL Server's
+   * change_lsn, MySQL's row may be absent): they read as 0, so a snapshot row sorts before the changes committed at
+   * the same position.
+   */
+  private Object fromSource(JsonNode source, String field, Column c, boolean snapshot) throws RejectedRecord {
+    JsonNode v = present(source.get(field));
+    if (v == null) {
+      if (snapshot && !c.name().equals(firstSequence)) {
+        return 0L;
+      }
+      throw ChangeErrors.missingSourceField(c, present(source.get("connector")));
+    }
+    if (SourcePositions.isSpecial(field) && v.isTextual()) {
+      return SourcePositions.read(field, v, c);
+    }
+    return EventAssembler.typed(v, c);
   }
 
   private static JsonNode present(JsonNode n) {

@@ -4,7 +4,7 @@ import io.dimstream.model.ChangeEvent;
 import java.util.Objects;
 
 /** The outcome of decoding one record: a change event, or the reason it cannot be applied. */
-public sealed interface Decoded permits Decoded.Accepted, Decoded.Rejected {
+public sealed interface Decoded permits Decoded.Accepted, Decoded.Rejected, Decoded.Skipped {
 
   /** The record is a valid change event. */
   record Accepted(ChangeEvent event) implements Decoded {
@@ -23,6 +23,18 @@ public sealed interface Decoded permits Decoded.Accepted, Decoded.Rejected {
     public Rejected {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(detail, "detail");
+    }
+  }
+
+  /**
+   * The record is expected and carries no change: a Debezium tombstone under {@code delete: debezium}, which the
+   * connector writes right after each delete so that log compaction can drop the key. Counted, never dead-lettered.
+   *
+   * @param why a human sentence, never null
+   */
+  record Skipped(String why) implements Decoded {
+    public Skipped {
+      Objects.requireNonNull(why, "why");
     }
   }
 }

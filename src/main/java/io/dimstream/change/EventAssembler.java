@@ -163,6 +163,7 @@ final class EventAssembler {
   }
 
   private JsonNode parseKey(byte[] recordKey, ObjectReader json) throws RejectedRecord {
+    StrictText.checkJson(recordKey, "record key of the tombstone");
     try {
       JsonNode node = json.readTree(recordKey);
       if (node != null && !node.isMissingNode()) {
@@ -179,10 +180,23 @@ final class EventAssembler {
 
   /** JSON to the column's in-memory form; null for a missing field or JSON null. */
   static Object typed(JsonNode node, Column column) throws RejectedRecord {
+    Object v;
     try {
-      return ColumnValues.fromJson(node, column.type());
+      v = ColumnValues.fromJson(node, column.type());
     } catch (IllegalArgumentException e) {
       throw ChangeErrors.badType(column, e.getMessage());
+    }
+    if (v instanceof String s) {
+      checkText(s, column);
+    }
+    return v;
+  }
+
+  /** The last guard before a string reaches the versions and the table: it must be Unicode text. */
+  static void checkText(String s, Column column) throws RejectedRecord {
+    int at = StrictText.unpairedSurrogate(s);
+    if (at >= 0) {
+      throw ChangeErrors.unpairedSurrogateInText(column, s.charAt(at), at);
     }
   }
 

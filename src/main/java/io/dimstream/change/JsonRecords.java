@@ -20,8 +20,10 @@ final class JsonRecords {
 
   private JsonRecords() {}
 
-  /** Parses {@code value} as exactly one JSON object; {@code what} names it in the rejection ("value"). */
+  /** Parses {@code value} as exactly one JSON object of Unicode text (else {@code bad-encoding}); {@code what} names it in the rejection ("value"). */
   static JsonNode object(byte[] value, String what) throws RejectedRecord {
+    // Jackson decodes overlong UTF-8 leniently and passes lone surrogate escapes through: check the bytes first
+    StrictText.checkJson(value, what);
     JsonNode node;
     try {
       node = READER.readTree(value);

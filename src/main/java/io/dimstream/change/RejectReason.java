@@ -11,6 +11,11 @@ public final class RejectReason {
   public static final String MALFORMED_JSON = "malformed-json";
   /** The value is not one Avro record of the spec's schema: too short, trailing bytes, or invalid encoding. */
   public static final String MALFORMED_AVRO = "malformed-avro";
+  /**
+   * Text that is not Unicode: malformed, truncated or overlong UTF-8, an encoded surrogate, or a JSON
+   * {@code \}{@code u} escape that leaves a surrogate unpaired. The detail names the field and the byte offset.
+   */
+  public static final String BAD_ENCODING = "bad-encoding";
   /** A key column is missing or null (for a tombstone: the record key is missing or lacks a key column). */
   public static final String MISSING_KEY = "missing-key";
   /** A sequence column is missing or null. */
@@ -30,7 +35,7 @@ public final class RejectReason {
   public static final String PROCESSING_ERROR = "processing-error";
 
   /** Every code, in the order above. */
-  public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, MISSING_KEY, MISSING_SEQUENCE,
+  public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY, MISSING_SEQUENCE,
       BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, PROCESSING_ERROR);
 
   private RejectReason() {}

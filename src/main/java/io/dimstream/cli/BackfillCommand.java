@@ -96,6 +96,9 @@ final class BackfillCommand implements Callable<Integer> {
           store.prune(engine); // as the topology's punctuator does: memory follows the horizon, not the archive
         }
         Decoded d = decoder.decode(null, line.value(), -1);
+        if (d instanceof Decoded.Skipped) {
+          continue;
+        }
         String reason;
         String detail;
         if (d instanceof Decoded.Accepted a) {

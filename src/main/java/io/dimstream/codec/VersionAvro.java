@@ -2,6 +2,7 @@ package io.dimstream.codec;
 
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
+import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.OutputColumns;
 import io.dimstream.model.BusinessKey;
@@ -409,7 +410,7 @@ public final class VersionAvro implements VersionRecordCodec {
           });
       case DATE -> new FieldCodec((out, v) -> out.writeInt(Math.toIntExact(((LocalDate) v).toEpochDay())),
           in -> LocalDate.ofEpochDay(in.readInt()));
-      case TIMESTAMP -> new FieldCodec((out, v) -> out.writeLong(ChronoUnit.MICROS.between(Instant.EPOCH, (Instant) v)),
+      case TIMESTAMP -> new FieldCodec((out, v) -> out.writeLong(ColumnValues.epochMicros((Instant) v)),
           in -> Instant.EPOCH.plus(in.readLong(), ChronoUnit.MICROS));
     };
   }

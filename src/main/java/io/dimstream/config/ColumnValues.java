@@ -18,6 +18,14 @@ import java.time.temporal.ChronoUnit;
  */
 public final class ColumnValues {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  /** The earliest timestamp a column holds: timestamps are stored as epoch microseconds in a long. */
+  public static final Instant MIN_TIMESTAMP = micros(Long.MIN_VALUE);
+  /** The latest timestamp a column holds. */
+  public static final Instant MAX_TIMESTAMP = micros(Long.MAX_VALUE);
+  /** The earliest date a column holds: dates are stored as epoch days in an int (Parquet, Delta, Avro). */
+  public static final LocalDate MIN_DATE = LocalDate.ofEpochDay(Integer.MIN_VALUE);
+  /** The latest date a column holds. */
+  public static final LocalDate MAX_DATE = LocalDate.ofEpochDay(Integer.MAX_VALUE);
 
   private ColumnValues() {}
 
@@ -66,7 +74,7 @@ public final class ColumnValues {
       case DECIMAL:
         if (node.isNumber() || node.isTextual()) {
           try {
-            return decimal(new BigDecimal(node.asText().trim()), type);
+            return decimal(node.isNumber() ? node.decimalValue() : new BigDecimal(node.asText().trim()), type);
           } catch (NumberFormatException e) {
             // fall through to the error
           }
@@ -88,21 +96,28 @@ public final class ColumnValues {
       case DATE:
         if (node.isTextual()) {
           try {
-            return LocalDate.parse(node.asText().trim());
+            return date(LocalDate.parse(node.asText().trim()));
           } catch (DateTimeParseException e) {
             // fall through to the error
           }
         }
         if (node.isIntegralNumber()) {
-          return LocalDate.ofEpochDay(node.asLong());
+          if (!node.canConvertToInt()) {
+            throw outOfRange("epoch day " + node.asText(), "dates", MIN_DATE + " to " + MAX_DATE
+                + " (epoch days " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")");
+          }
+          return date(LocalDate.ofEpochDay(node.asInt()));
         }
         throw expected("an ISO-8601 date (2024-01-31) or epoch days", node);
       case TIMESTAMP:
         if (node.isIntegralNumber() && node.canConvertToLong()) {
-          return Instant.ofEpochMilli(node.asLong());
+          return timestamp(Instant.ofEpochMilli(node.asLong()));
+        }
+        if (node.isIntegralNumber()) {
+          throw outOfRange("epoch millisecond " + node.asText(), "timestamps", timestampRange());
         }
         if (node.isTextual()) {
-          return parseTimestamp(node.asText().trim());
+          return timestamp(parseTimestamp(node.asText().trim()));
         }
         throw expected("an ISO-8601 timestamp with offset or epoch milliseconds", node);
       default:
@@ -120,7 +135,11 @@ public final class ColumnValues {
       return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
     } catch (DateTimeParseException e) {
       if (text.matches("-?\\d+")) {
-        return Instant.ofEpochMilli(Long.parseLong(text));
+        try {
+          return Instant.ofEpochMilli(Long.parseLong(text));
+        } catch (NumberFormatException tooLong) {
+          throw outOfRange("epoch millisecond " + text, "timestamps", timestampRange());
+        }
       }
       throw new IllegalArgumentException("expected an ISO-8601 timestamp with offset (2024-01-01T06:00:00Z) "
           + "or epoch milliseconds, got \"" + text + "\"");
@@ -206,8 +225,50 @@ public final class ColumnValues {
     return instant.toString();
   }
 
+  /**
+   * A timestamp a column can hold (see {@link #MIN_TIMESTAMP}, {@link #MAX_TIMESTAMP}); throws
+   * {@link IllegalArgumentException} naming the range otherwise.
+   */
+  public static Instant timestamp(Instant t) {
+    if (t.isBefore(MIN_TIMESTAMP) || t.isAfter(MAX_TIMESTAMP)) {
+      throw outOfRange("timestamp " + t, "timestamps", timestampRange());
+    }
+    return t;
+  }
+
+  /** A date a column can hold (see {@link #MIN_DATE}, {@link #MAX_DATE}); throws naming the range otherwise. */
+  public static LocalDate date(LocalDate d) {
+    if (d.isBefore(MIN_DATE) || d.isAfter(MAX_DATE)) {
+      throw outOfRange("date " + d, "dates", MIN_DATE + " to " + MAX_DATE);
+    }
+    return d;
+  }
+
+  private static String timestampRange() {
+    return MIN_TIMESTAMP + " to " + MAX_TIMESTAMP + " (epoch microseconds in a long)";
+  }
+
+  private static IllegalArgumentException outOfRange(String what, String kind, String range) {
+    return new IllegalArgumentException(what + " is outside the range of " + kind + " a column holds: " + range);
+  }
+
+  private static Instant micros(long v) {
+    return Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000L);
+  }
+
   /** Coerces a decimal to the column's scale; throws when it would lose digits or exceed the precision. */
   public static BigDecimal decimal(BigDecimal v, ColumnType type) {
+    // checked before setScale: rescaling 1E+999999999 or 1E-999999999 would compute a billion-digit number
+    if ((long) v.precision() - v.scale() > type.precision() - type.scale() && v.signum() != 0) {
+      throw new IllegalArgumentException("value " + shortText(v) + " has more than " + (type.precision() - type.scale())
+          + " digits before the decimal point, the most " + type + " holds");
+    }
+    if (v.signum() == 0) {
+      v = BigDecimal.ZERO;
+    } else if (v.scale() > type.scale() && v.stripTrailingZeros().scale() > type.scale()) {
+      throw new IllegalArgumentException("expected at most " + type.scale() + " decimal places for " + type
+          + ", got " + shortText(v));
+    }
     BigDecimal scaled;
     try {
       scaled = v.setScale(type.scale(), RoundingMode.UNNECESSARY);
@@ -225,15 +286,28 @@ public final class ColumnValues {
   /** The long a sequence value orders by: epoch microseconds, epoch days, or the number itself. */
   public static long sequenceLong(Object value, ColumnType type) {
     return switch (type.kind()) {
-      case TIMESTAMP -> {
-        Instant i = (Instant) value;
-        yield ChronoUnit.MICROS.between(Instant.EPOCH, i);
-      }
+      case TIMESTAMP -> epochMicros((Instant) value);
       case DATE -> ((LocalDate) value).toEpochDay();
       case LONG -> (Long) value;
       case INT -> ((Integer) value).longValue();
       default -> throw new IllegalArgumentException(type + " cannot be a sequence column");
     };
+  }
+
+  /**
+   * Epoch microseconds of {@code t}, exact over the whole range a column holds ({@link #MIN_TIMESTAMP} to
+   * {@link #MAX_TIMESTAMP}); {@code ChronoUnit.MICROS.between} overflows past the year 2262, as it counts nanos.
+   *
+   * @throws ArithmeticException when {@code t} is outside that range
+   */
+  public static long epochMicros(Instant t) {
+    long seconds = t.getEpochSecond();
+    long micros = t.getNano() / 1000;
+    if (seconds < 0 && micros > 0) {
+      // keeps the product inside the long range at the lower edge
+      return Math.addExact(Math.multiplyExact(seconds + 1, 1_000_000L), micros - 1_000_000L);
+    }
+    return Math.addExact(Math.multiplyExact(seconds, 1_000_000L), micros);
   }
 
   /** The inverse of {@link #sequenceLong}. */
@@ -248,10 +322,16 @@ public final class ColumnValues {
   }
 
   private static IllegalArgumentException expected(String what, JsonNode got) {
+    return new IllegalArgumentException("expected " + what + ", got " + shown(got));
+  }
+
+  private static String shown(JsonNode got) {
     String shown = got.toString();
-    if (shown.length() > 80) {
-      shown = shown.substring(0, 77) + "...";
-    }
-    return new IllegalArgumentException("expected " + what + ", got " + shown);
+    return shown.length() > 80 ? shown.substring(0, 77) + "..." : shown;
+  }
+
+  private static String shortText(BigDecimal v) {
+    String t = Math.abs((long) v.scale()) > 60 ? v.toString() : v.toPlainString();
+    return t.length() > 80 ? t.substring(0, 77) + "..." : t;
   }
 }

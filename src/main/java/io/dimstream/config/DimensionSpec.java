@@ -96,14 +96,20 @@ public record DimensionSpec(
   /**
    * Names of the extra validity columns of a composite sequence. {@code valid_from}/{@code valid_to} carry the
    * first sequence column; each further sequence column {@code c} is carried by {@code <valid_from>_c} and
-   * {@code <valid_to>_c}, so a version's identity (key, full opening sequence) survives in every output.
+   * {@code <valid_to>_c} (a dot in {@code c} becomes an underscore), so a version's identity (key, full opening
+   * sequence) survives in every output.
    */
   public List<String> extraValidFromColumns() {
-    return sequence.subList(1, sequence.size()).stream().map(c -> output.validFrom() + "_" + c).toList();
+    return sequence.subList(1, sequence.size()).stream().map(c -> output.validFrom() + "_" + identifier(c)).toList();
   }
 
   public List<String> extraValidToColumns() {
-    return sequence.subList(1, sequence.size()).stream().map(c -> output.validTo() + "_" + c).toList();
+    return sequence.subList(1, sequence.size()).stream().map(c -> output.validTo() + "_" + identifier(c)).toList();
+  }
+
+  /** A Debezium source field ({@code source.pos}) names its validity column as {@code valid_from_source_pos}. */
+  private static String identifier(String sequenceColumn) {
+    return sequenceColumn.replace('.', '_');
   }
 
   /** Key and attribute columns of a version row, in order (the validity columns follow them). */

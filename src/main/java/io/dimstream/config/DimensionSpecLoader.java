@@ -23,7 +23,8 @@ import org.apache.avro.Schema;
 public final class DimensionSpecLoader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
-      "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service");
+      "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
+      "debezium");
   private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
   private DimensionSpecLoader() {}
@@ -89,22 +90,20 @@ public final class DimensionSpecLoader {
       b.avroSchema(schemaJson);
     }
     b.key(list(root, "key", file));
-    b.sequence(list(root, "sequence", file));
+    InputFormat format = inputFormat(root, file);
+    List<String> sequence = list(root, "sequence", file);
+    if (format == InputFormat.DEBEZIUM_JSON) {
+      sequence = debeziumSequence(root, sequence, declaredTypes, b, file);
+    } else if (root.has("debezium")) {
+      throw SpecErrors.invalid(file, "debezium", "the option applies to Debezium envelopes, but the format is "
+          + format.specName(), "set 'format: debezium-json', or remove 'debezium'");
+    }
+    b.sequence(sequence);
     if (root.has("track")) {
       b.track(list(root, "track", file));
     }
     if (root.has("track_except")) {
       b.trackExcept(list(root, "track_except", file));
-    }
-    InputFormat format = InputFormat.JSON;
-    if (root.has("format")) {
-      String f = root.get("format").asText().toLowerCase(Locale.ROOT);
-      format = switch (f) {
-        case "json" -> InputFormat.JSON;
-        case "avro" -> InputFormat.AVRO;
-        case "debezium-json", "debezium" -> InputFormat.DEBEZIUM_JSON;
-        default -> throw SpecErrors.invalid(file, "format", "unknown input format '" + f + "'", "use json, avro or debezium-json");
-      };
     }
     b.inputFormat(format);
     if (root.has("versions_format")) {
@@ -124,7 +123,8 @@ public final class DimensionSpecLoader {
       b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq())));
     }
     if (root.has("lateness_horizon")) {
-      b.latenessHorizon(horizon(root.get("lateness_horizon"), root, declaredTypes, file));
+      b.latenessHorizon(horizon(root.get("lateness_horizon"), sequence.isEmpty() ? "" : sequence.get(0), declaredTypes,
+          file));
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
@@ -135,6 +135,74 @@ public final class DimensionSpecLoader {
     }
     b.service(service(root.get("service"), name, file));
     return b.build();
+  }
+
+  private static InputFormat inputFormat(JsonNode root, Path file) {
+    if (!root.has("format")) {
+      return InputFormat.JSON;
+    }
+    String f = root.get("format").asText().toLowerCase(Locale.ROOT);
+    return switch (f) {
+      case "json" -> InputFormat.JSON;
+      case "avro" -> InputFormat.AVRO;
+      case "debezium-json", "debezium" -> InputFormat.DEBEZIUM_JSON;
+      default -> throw SpecErrors.invalid(file, "format", "unknown input format '" + f + "'", "use json, avro or debezium-json");
+    };
+  }
+
+  /**
+   * The sequence of a Debezium dimension: as given, or the commit order of {@code debezium.connector}. Every
+   * {@code source.*} name becomes a column of its implied type; a spec the decoder could not satisfy fails here.
+   */
+  private static List<String> debeziumSequence(JsonNode root, List<String> given, Map<String, ColumnType> declaredTypes,
+      DimensionSpecBuilder b, Path file) {
+    List<String> sequence = given;
+    JsonNode options = root.get("debezium");
+    if (options != null) {
+      if (!options.isObject() || !options.has("connector")) {
+        throw SpecErrors.invalid(file, "debezium", "expected a mapping with 'connector'",
+            "write e.g. debezium: {connector: postgresql}; connectors: " + DebeziumOrder.connectors());
+      }
+      checkKnown(options, "debezium", Set.of("connector"), file);
+      String connector = options.get("connector").asText().toLowerCase(Locale.ROOT);
+      List<String> order = DebeziumOrder.commitOrder(connector);
+      if (order == null) {
+        throw SpecErrors.invalid(file, "debezium.connector", "no default commit order is known for connector '"
+            + connector + "'", "use one of " + DebeziumOrder.connectors() + ", or remove 'debezium' and list the"
+            + " source fields that order commits under 'sequence' (e.g. sequence: [source.lsn])");
+      }
+      if (sequence.isEmpty()) {
+        sequence = order;
+      }
+    }
+    if (sequence.isEmpty()) {
+      throw SpecErrors.invalid(file, "sequence", "no sequence is given",
+          "set debezium: {connector: <one of " + DebeziumOrder.connectors() + ">} to order events as the database"
+          + " commits them, or list the sequence, e.g. sequence: [source.lsn]");
+    }
+    for (String name : sequence) {
+      if (!DebeziumOrder.isSourceField(name)) {
+        continue;
+      }
+      ColumnType implied = DebeziumOrder.typeOf(name);
+      ColumnType declared = declaredTypes.get(name);
+      if (declared == null) {
+        b.column(name, implied);
+        declaredTypes.put(name, implied);
+      } else if (!declared.equals(implied)) {
+        throw SpecErrors.invalid(file, "columns." + name, "the envelope field '" + name + "' is read as a "
+            + implied + ", but the column is declared as " + declared, "remove it from 'columns' (source fields"
+            + " need no declaration) or declare it as " + implied);
+      }
+    }
+    for (String name : declaredTypes.keySet()) {
+      if (DebeziumOrder.isSourceField(name) && !sequence.contains(name)) {
+        throw SpecErrors.invalid(file, "columns." + name, "'" + name + "' names a field of the envelope's 'source'"
+            + " block, which is read only for the sequence; as a column it would be null in every event",
+            "list it under 'sequence', or remove it from 'columns'");
+      }
+    }
+    return sequence;
   }
 
   private static Path resolveSchema(Path baseDir, String ref) {
@@ -169,7 +237,7 @@ public final class DimensionSpecLoader {
   }
 
   /** Timestamps count in microseconds and dates in days; a bare number is taken in the sequence's own units. */
-  private static long horizon(JsonNode node, JsonNode root, Map<String, ColumnType> declaredTypes, Path file) {
+  private static long horizon(JsonNode node, String firstSeq, Map<String, ColumnType> declaredTypes, Path file) {
     if (node.isIntegralNumber()) {
       return node.asLong();
     }
@@ -193,7 +261,6 @@ public final class DimensionSpecLoader {
       throw SpecErrors.invalid(file, "lateness_horizon", "cannot read '" + text + "' as a duration",
           "write e.g. 30d, 12h, 90m, PT36H, or a plain number in the sequence's units");
     }
-    String firstSeq = root.path("sequence").isArray() ? root.path("sequence").path(0).asText() : root.path("sequence").asText();
     // from the parsed columns, so a spec described by an Avro schema gets its sequence's real units
     ColumnType firstType = declaredTypes.get(firstSeq);
     String seqType = firstType == null ? "timestamp" : firstType.toString();

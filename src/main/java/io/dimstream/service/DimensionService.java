@@ -193,7 +193,9 @@ public final class DimensionService implements AutoCloseable {
   private final class Metrics implements ServiceMetrics {
     @Override
     public long eventsIn() {
-      return (long) (metricTotal("events-in-total") + metricTotal("dlq-records-total"));
+      // a skipped Debezium tombstone was read too: it is neither an event nor a DLQ record
+      return (long) (metricTotal("events-in-total") + metricTotal("dlq-records-total")
+          + metricTotal("tombstones-skipped-total"));
     }
 
     @Override

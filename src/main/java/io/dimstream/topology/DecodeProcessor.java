@@ -27,6 +27,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private ProcessorContext<byte[], Envelope> context;
   private TopologyMetrics metrics;
   private org.apache.kafka.common.metrics.Sensor rejected;
+  private org.apache.kafka.common.metrics.Sensor skipped;
 
   DecodeProcessor(ChangeDecoder decoder, EventJson json) {
     this.decoder = decoder;
@@ -38,6 +39,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
     this.context = context;
     this.metrics = new TopologyMetrics(context);
     this.rejected = metrics.counter("decode", TopologyMetrics.DLQ_RECORDS, "records rejected by the decoder");
+    this.skipped = metrics.counter("decode", TopologyMetrics.TOMBSTONES_SKIPPED,
+        "Debezium tombstones after deletes, skipped under delete: debezium");
   }
 
   @Override
@@ -54,6 +57,10 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       // a decoder bug must not stop the service; the record still reaches the DLQ with a reason
       LOG.error("The decoder failed on the record at {}", where(context), e);
       result = new Decoded.Rejected(RejectReason.PROCESSING_ERROR, "the decoder failed: " + e);
+    }
+    if (result instanceof Decoded.Skipped) {
+      skipped.record();
+      return;
     }
     if (result instanceof Decoded.Accepted a) {
       ChangeEvent event = a.event();

@@ -19,6 +19,7 @@ final class TopologyMetrics implements AutoCloseable {
   static final String VERSIONS_OUT = "versions-out-total";
   static final String LATE_SPLICED = "late-events-spliced-total";
   static final String DLQ_RECORDS = "dlq-records-total";
+  static final String TOMBSTONES_SKIPPED = "tombstones-skipped-total";
 
   private final ProcessorContext<?, ?> context;
   private final List<Sensor> sensors = new ArrayList<>();

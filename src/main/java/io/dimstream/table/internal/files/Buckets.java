@@ -1,10 +1,10 @@
 package io.dimstream.table.internal.files;
 
+import io.dimstream.config.ColumnValues;
 import io.dimstream.model.BusinessKey;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,7 +42,7 @@ public final class Buckets {
       return d.stripTrailingZeros().toPlainString();
     }
     if (v instanceof Instant i) {
-      return Long.toString(ChronoUnit.MICROS.between(Instant.EPOCH, i));
+      return Long.toString(ColumnValues.epochMicros(i));
     }
     return String.valueOf(v);
   }

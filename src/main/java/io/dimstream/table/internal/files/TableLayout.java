@@ -278,7 +278,7 @@ public final class TableLayout {
   private static Object encode(Object v, ColumnType t, Schema s) {
     return switch (t.kind()) {
       case DATE -> (int) ((LocalDate) v).toEpochDay();
-      case TIMESTAMP -> ChronoUnit.MICROS.between(Instant.EPOCH, (Instant) v);
+      case TIMESTAMP -> ColumnValues.epochMicros((Instant) v);
       case DECIMAL -> DECIMALS.toFixed((BigDecimal) v, s, s.getLogicalType());
       default -> v;
     };
