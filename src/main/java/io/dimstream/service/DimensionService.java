@@ -138,7 +138,7 @@ public final class DimensionService implements AutoCloseable {
     boolean toldStandby = false;
     while (!closed.get()) {
       Compactor c = new Compactor(spec, spec.service().tablePath(), table, versions::decodeChange, kafka, owner(),
-          Clock.systemUTC());
+          Clock.systemUTC(), sizes);
       compactor = c;
       try {
         c.run();
@@ -218,7 +218,8 @@ public final class DimensionService implements AutoCloseable {
 
     @Override
     public long dlqRecords() {
-      return (long) metricTotal("dlq-records-total");
+      Compactor c = compactor;
+      return (long) metricTotal("dlq-records-total") + (c == null ? 0 : c.deadLettered());
     }
 
     @Override
@@ -279,6 +280,11 @@ public final class DimensionService implements AutoCloseable {
 
   public Compactor compactor() {
     return compactor;
+  }
+
+  /** The size policy settled at start (see {@link TopicProvisioner#provision}). */
+  public SizePolicy sizes() {
+    return sizes;
   }
 
   public TableSinkAdapter table() {

@@ -2,6 +2,7 @@ package io.dimstream.table;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -154,6 +155,9 @@ final class DeltaLog {
       }
       Files.writeString(tmp, sb, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
       Files.setLastModifiedTime(tmp, FileTime.fromMillis(timestampMillis));
+    } catch (CharacterCodingException e) {
+      deleteQuietly(tmp);
+      throw TableErrors.unencodableCommit(target, e);
     } catch (IOException e) {
       deleteQuietly(tmp);
       throw TableErrors.io("write a temporary commit file", tmp, e);
