@@ -66,6 +66,9 @@ public final class Compactor implements Runnable, AutoCloseable {
   private final AtomicLong deadLettered = new AtomicLong();
 
   /**
+   * A compactor whose dead letters may be as large as {@link SizePolicy#of(io.dimstream.config.ServiceSettings)}
+   * allows (the spec's limit, else Kafka's default topic limit).
+   *
    * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here
    * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
    */
