@@ -60,4 +60,12 @@ final class BrokerErrors {
         + "'kafka-configs.sh --alter --entity-type topics --entity-name " + topic
         + " --add-config cleanup.policy=compact', or delete the topic so dimstream creates it");
   }
+
+  static BrokerException outputLimitTooLow(String topic, int current, int maxRecordBytes, int needed, Throwable cause) {
+    return new BrokerException("Topic '" + topic + "' accepts records up to " + current + " bytes (max.message.bytes)"
+        + ", but for change records up to " + maxRecordBytes + " bytes the service writes records up to " + needed
+        + " bytes there, and raising the limit failed: " + cause.getMessage() + ". Fix: set max.message.bytes="
+        + needed + " on the topic (kafka-configs --alter --entity-type topics --entity-name " + topic
+        + " --add-config max.message.bytes=" + needed + "), or lower service.max_record_bytes.", cause);
+  }
 }

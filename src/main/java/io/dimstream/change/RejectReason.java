@@ -29,14 +29,21 @@ public final class RejectReason {
   /** An event older than the key's newest sequence minus the lateness horizon; set by the topology. */
   public static final String BEYOND_LATENESS_HORIZON = "beyond-lateness-horizon";
   /**
+   * A change record larger than {@code service.max_record_bytes} (default: the changes topic's
+   * {@code max.message.bytes}), or one whose decoded event would be; set by the topology. The dead-letter copy keeps
+   * the key and headers and as much of the value as fits.
+   */
+  public static final String TOO_LARGE = "too-large";
+  /**
    * A record that made dimstream itself fail (a bug, not bad input): sent to the DLQ so the service keeps running;
    * the log has the stack trace. Set by the topology.
    */
   public static final String PROCESSING_ERROR = "processing-error";
 
   /** Every code, in the order above. */
-  public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY, MISSING_SEQUENCE,
-      BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, PROCESSING_ERROR);
+  public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY,
+      MISSING_SEQUENCE, BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, TOO_LARGE,
+      PROCESSING_ERROR);
 
   private RejectReason() {}
 }

@@ -1,6 +1,8 @@
 package io.dimstream.compactor;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.SizePolicy;
+import io.dimstream.model.VersionChange;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * after the offset the table records (consumer-group offsets are committed afterwards only as a convenience
  * for monitoring tools). A crash between the table commit and anything else re-reads at most what the table
  * already holds, which the txn markers turn into a no-op.
+ *
+ * <p>A record the table cannot take (undecodable, or text that is not valid Unicode) is sent to the dead-letter
+ * topic with its topic, partition and offset, and the offsets move past it: one bad record never stops the table.
  */
 public final class Compactor implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
@@ -56,13 +61,30 @@ public final class Compactor implements Runnable, AutoCloseable {
   private volatile int pending = -1;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile Throwable failure;
+  private final SizePolicy sizes;
+  private VersionDeadLetters deadLetters;
+  private final AtomicLong deadLettered = new AtomicLong();
 
   /**
+   * A compactor whose dead letters may be as large as {@link SizePolicy#of(io.dimstream.config.ServiceSettings)}
+   * allows (the spec's limit, else Kafka's default topic limit).
+   *
    * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here
    * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
    */
   public Compactor(DimensionSpec spec, Path tablePath, TableSink table, VersionRecordDecoder decoder,
       Map<String, Object> kafka, String owner, Clock clock) {
+    this(spec, tablePath, table, decoder, kafka, owner, clock, SizePolicy.of(spec.service()));
+  }
+
+  /**
+   * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here
+   * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
+   * @param sizes  the dimension's size policy: the dead-letter producer may write records up to its output limit
+   */
+  public Compactor(DimensionSpec spec, Path tablePath, TableSink table, VersionRecordDecoder decoder,
+      Map<String, Object> kafka, String owner, Clock clock, SizePolicy sizes) {
+    this.sizes = sizes;
     this.spec = spec;
     this.tablePath = tablePath;
     this.table = table;
@@ -79,7 +101,9 @@ public final class Compactor implements Runnable, AutoCloseable {
     String topic = spec.topics().versions();
     Duration ttl = Duration.ofMillis(Math.max(30_000, interval.toMillis() * 3));
     try (CompactorLease lease = CompactorLease.acquire(tablePath, owner, ttl, clock);
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties())) {
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties());
+        VersionDeadLetters letters = new VersionDeadLetters(spec.topics().dlq(), kafka, sizes.outputLimit())) {
+      deadLetters = letters;
       consumer = c;
       List<TopicPartition> partitions = partitionsOf(c, topic);
       c.assign(partitions);
@@ -94,11 +118,7 @@ public final class Compactor implements Runnable, AutoCloseable {
           break;
         }
         for (ConsumerRecord<byte[], byte[]> r : records) {
-          try {
-            batch.add(r.partition(), r.offset(), decoder.decode(r.key(), r.value()));
-          } catch (RuntimeException e) {
-            throw CompactorErrors.undecodable(r.topic(), r.partition(), r.offset(), e);
-          }
+          batch.add(r.partition(), r.offset(), applicable(r));
         }
         boolean due = clock.millis() - batchStarted >= interval.toMillis();
         if (!batch.isEmpty() && (due || batch.records() >= maxRecords)) {
@@ -128,6 +148,38 @@ public final class Compactor implements Runnable, AutoCloseable {
       consumer = null;
       stopped.countDown();
     }
+  }
+
+  /**
+   * The record's version change, or null (its offset still counts as read) when the table cannot take it: such a
+   * record goes to the dead-letter topic and stops nothing else, since a record that stays on the versions topic
+   * would otherwise stop the compactor again on every start.
+   */
+  private VersionChange applicable(ConsumerRecord<byte[], byte[]> r) {
+    VersionChange change;
+    try {
+      change = decoder.decode(r.key(), r.value());
+    } catch (RuntimeException e) {
+      deadLetter(r, CompactorErrors.undecodable(r.topic(), r.partition(), r.offset(), e).getMessage());
+      return null;
+    }
+    if (change == null) {
+      return null;
+    }
+    var problem = TableValueCheck.problem(change);
+    if (problem.isPresent()) {
+      deadLetter(r, "The version record at " + r.topic() + "-" + r.partition() + "@" + r.offset() + " cannot be "
+          + "written to the table: its " + problem.get() + ". It was skipped; fix the value at its source and send "
+          + "the change again");
+      return null;
+    }
+    return change;
+  }
+
+  private void deadLetter(ConsumerRecord<byte[], byte[]> r, String detail) {
+    LOG.error("{}; sent to {} as {}", detail, spec.topics().dlq(), VersionDeadLetters.REASON);
+    deadLetters.send(r, detail);
+    deadLettered.incrementAndGet();
   }
 
   private void commit(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
@@ -235,6 +287,11 @@ public final class Compactor implements Runnable, AutoCloseable {
 
   public long commits() {
     return commits.get();
+  }
+
+  /** Version records sent to the dead-letter topic because the table cannot take them. */
+  public long deadLettered() {
+    return deadLettered.get();
   }
 
   public long recordsApplied() {

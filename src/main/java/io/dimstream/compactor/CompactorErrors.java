@@ -36,4 +36,11 @@ final class CompactorErrors {
         + ": " + e.getMessage() + ". The versions topic must only be written by the dimstream topology of this "
         + "dimension; check the topic name in the spec.", e);
   }
+
+  static CompactorException deadLetterFailed(String topic, int partition, long offset, String dlq, Throwable e) {
+    return new CompactorException("Cannot send the version record at " + topic + "-" + partition + "@" + offset
+        + ", which the table cannot take, to the dead-letter topic '" + dlq + "': " + e + ". Nothing was committed "
+        + "past it; the compactor stops so the record is not lost. Fix: make '" + dlq + "' writable (it must exist "
+        + "and accept records as large as the versions topic's), then restart.", e);
+  }
 }

@@ -279,7 +279,8 @@ public final class DimensionSpecLoader {
     if (node == null || node.isNull()) {
       return s;
     }
-    Set<String> known = Set.of("data_dir", "table_path", "kafka", "compaction", "http", "partitions");
+    Set<String> known = Set.of("data_dir", "table_path", "kafka", "compaction", "http", "partitions",
+        "max_record_bytes");
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!known.contains(f)) {
@@ -314,7 +315,18 @@ public final class DimensionSpecLoader {
       throw SpecErrors.invalid(file, "service.http.port", "port " + port + " is out of range", "use 0..65535 (0 = a free port)");
     }
     int partitions = node.has("partitions") ? positiveInt(node.get("partitions"), file, "service.partitions") : 1;
-    return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions);
+    int maxRecordBytes = ServiceSettings.MAX_RECORD_BYTES_FROM_TOPIC;
+    if (node.has("max_record_bytes")) {
+      maxRecordBytes = positiveInt(node.get("max_record_bytes"), file, "service.max_record_bytes");
+      if (maxRecordBytes > SizePolicy.MAX_RECORD_BYTES_CEILING) {
+        throw SpecErrors.invalid(file, "service.max_record_bytes", maxRecordBytes + " bytes is above the ceiling of "
+            + SizePolicy.MAX_RECORD_BYTES_CEILING + " (records the service writes hold up to three times a change "
+            + "record and must stay within Kafka's 2 GiB request limit)", "give at most "
+            + SizePolicy.MAX_RECORD_BYTES_CEILING + ", or leave it out to take the changes topic's max.message.bytes");
+      }
+    }
+    return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions,
+        maxRecordBytes);
   }
 
   /** A typo in a nested key must not silently fall back to a default. */

@@ -17,6 +17,9 @@ import java.util.Map;
  * @param httpHost          query endpoint host; default 127.0.0.1
  * @param httpPort          query endpoint port; default 8080, 0 picks a free port
  * @param partitions        partitions of topics the service creates; default 1
+ * @param maxRecordBytes    the largest change record (key + value + headers, in bytes) the service applies; a larger
+ *                          one goes to the dead-letter topic as {@code too-large}; 0 (the default) means what the
+ *                          changes topic allows ({@code max.message.bytes}, read at start)
  */
 public record ServiceSettings(
     Path dataDir,
@@ -26,13 +29,23 @@ public record ServiceSettings(
     int compactionMaxRecords,
     String httpHost,
     int httpPort,
-    int partitions) {
+    int partitions,
+    int maxRecordBytes) {
 
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
   public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
   public static final int DEFAULT_COMPACTION_MAX_RECORDS = 50_000;
   public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
   public static final int DEFAULT_HTTP_PORT = 8080;
+  /** {@code maxRecordBytes} meaning: take the changes topic's {@code max.message.bytes}. */
+  public static final int MAX_RECORD_BYTES_FROM_TOPIC = 0;
+
+  /** Settings without a record size limit of their own: the changes topic's limit applies. */
+  public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions) {
+    this(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort, partitions,
+        MAX_RECORD_BYTES_FROM_TOPIC);
+  }
 
   public static ServiceSettings defaults(String dimension) {
     return new ServiceSettings(DEFAULT_DATA_DIR, DEFAULT_DATA_DIR.resolve("tables").resolve(dimension), Map.of(),
@@ -46,30 +59,36 @@ public record ServiceSettings(
 
   public ServiceSettings withTablePath(Path path) {
     return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions);
+        partitions, maxRecordBytes);
   }
 
   public ServiceSettings withDataDir(Path dir) {
     return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions);
+        partitions, maxRecordBytes);
   }
 
   public ServiceSettings withKafka(Map<String, String> props) {
     return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
-        httpHost, httpPort, partitions);
+        httpHost, httpPort, partitions, maxRecordBytes);
   }
 
   public ServiceSettings withHttpPort(int port) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
-        partitions);
+        partitions, maxRecordBytes);
   }
 
   public ServiceSettings withHttpHost(String host) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
-        partitions);
+        partitions, maxRecordBytes);
   }
 
   public ServiceSettings withCompaction(Duration interval, int maxRecords) {
-    return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions);
+    return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions,
+        maxRecordBytes);
+  }
+
+  public ServiceSettings withMaxRecordBytes(int bytes) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, bytes);
   }
 }

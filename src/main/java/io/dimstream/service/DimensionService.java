@@ -7,6 +7,7 @@ import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.SizePolicy;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
@@ -51,6 +52,8 @@ public final class DimensionService implements AutoCloseable {
   private Map<String, Object> kafka;
   private QueryServer queryServer;
   private StreamsLiveQueries liveQueries;
+  private SizePolicy sizes;
+  private final StreamThreadWatch threads = new StreamThreadWatch(Clock.systemUTC());
   private final java.util.concurrent.CountDownLatch failed = new java.util.concurrent.CountDownLatch(1);
   private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -84,16 +87,17 @@ public final class DimensionService implements AutoCloseable {
       LOG.info("Embedded Kafka broker up at {} in {} ms (data in {})", broker.bootstrapServers(),
           (System.nanoTime() - t0) / 1_000_000, dataDir.resolve("kafka").toAbsolutePath());
     }
-    TopicProvisioner.ensure(kafka, spec);
+    sizes = TopicProvisioner.provision(kafka, spec).sizes();
 
     table = TableSinkAdapter.openOrCreate(spec);
     startQueryServer();
 
     StreamsBuilder builder = new StreamsBuilder();
-    DimensionTopology.build(builder, spec);
+    DimensionTopology.build(builder, spec, sizes);
     Map<String, String> streamsKafka = new HashMap<>();
     kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
-    Properties props = DimensionTopology.config(spec, streamsKafka, dataDir.resolve("streams"));
+    Properties props = DimensionTopology.config(spec, sizes, streamsKafka,
+        dataDir.resolve("streams"));
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
@@ -102,6 +106,7 @@ public final class DimensionService implements AutoCloseable {
         "dimstream-" + spec.name() + "-" + Integer.toHexString(owner().hashCode()));
     streams = new KafkaStreams(builder.build(), props);
     streams.setUncaughtExceptionHandler(e -> {
+      threads.failed(e);
       LOG.error("Stream thread of {} failed; replacing it: {}", spec.name(), e.toString(), e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
@@ -133,7 +138,7 @@ public final class DimensionService implements AutoCloseable {
     boolean toldStandby = false;
     while (!closed.get()) {
       Compactor c = new Compactor(spec, spec.service().tablePath(), table, versions::decodeChange, kafka, owner(),
-          Clock.systemUTC());
+          Clock.systemUTC(), sizes);
       compactor = c;
       try {
         c.run();
@@ -179,9 +184,14 @@ public final class DimensionService implements AutoCloseable {
     Throwable f = c == null ? null : c.failure();
     String compactorState = c == null ? "starting" : f == null ? "running"
         : f instanceof LeaseHeldException ? "standby (another instance writes the table)" : "failed: " + f.getMessage();
-    boolean up = state != null && state.isRunningOrRebalancing()
+    java.util.Optional<String> threadProblem = threads.problem();
+    boolean up = state != null && state.isRunningOrRebalancing() && threadProblem.isEmpty()
         && (f == null || f instanceof LeaseHeldException);
-    return new Health(up, Map.of("streams", String.valueOf(state), "compactor", compactorState));
+    Map<String, String> details = new java.util.LinkedHashMap<>();
+    details.put("streams", String.valueOf(state));
+    threadProblem.ifPresent(p -> details.put("stream_threads", p));
+    details.put("compactor", compactorState);
+    return new Health(up, details);
   }
 
   /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */
@@ -210,7 +220,8 @@ public final class DimensionService implements AutoCloseable {
 
     @Override
     public long dlqRecords() {
-      return (long) metricTotal("dlq-records-total");
+      Compactor c = compactor;
+      return (long) metricTotal("dlq-records-total") + (c == null ? 0 : c.deadLettered());
     }
 
     @Override
@@ -221,6 +232,18 @@ public final class DimensionService implements AutoCloseable {
     @Override
     public long lastCommitVersion() {
       return table == null ? -1 : table.latestVersion();
+    }
+
+    @Override
+    public long streamThreadFailures() {
+      return threads.failures();
+    }
+
+    @Override
+    public long compactorFailed() {
+      Compactor c = compactor;
+      Throwable f = c == null ? null : c.failure();
+      return f == null || f instanceof LeaseHeldException ? 0 : 1;
     }
   }
 
@@ -259,6 +282,11 @@ public final class DimensionService implements AutoCloseable {
 
   public Compactor compactor() {
     return compactor;
+  }
+
+  /** The size policy settled at start (see {@link TopicProvisioner#provision}). */
+  public SizePolicy sizes() {
+    return sizes;
   }
 
   public TableSinkAdapter table() {

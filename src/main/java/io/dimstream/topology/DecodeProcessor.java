@@ -17,21 +17,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decodes changes-topic records: an accepted one is forwarded keyed by its canonical business key bytes, a
- * rejected one keeps its original key and value and gains the error headers.
+ * rejected one keeps its original key and value and gains the error headers; one over the size policy is rejected
+ * as {@code too-large} without being decoded.
  */
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
 
   private final ChangeDecoder decoder;
   private final EventJson json;
+  private final RecordSizes sizes;
   private ProcessorContext<byte[], Envelope> context;
   private TopologyMetrics metrics;
   private org.apache.kafka.common.metrics.Sensor rejected;
   private org.apache.kafka.common.metrics.Sensor skipped;
 
-  DecodeProcessor(ChangeDecoder decoder, EventJson json) {
+  DecodeProcessor(ChangeDecoder decoder, EventJson json, RecordSizes sizes) {
     this.decoder = decoder;
     this.json = json;
+    this.sizes = sizes;
   }
 
   @Override
@@ -50,6 +53,14 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
 
   @Override
   public void process(Record<byte[], byte[]> record) {
+    long size = RecordSizes.size(record.key(), record.value(), record.headers());
+    if (sizes.tooLarge(size)) {
+      rejected.record();
+      LOG.warn("Rejected record at {}: {} ({} bytes, limit {})", where(context), RejectReason.TOO_LARGE, size,
+          sizes.policy().maxRecordBytes());
+      context.forward(sizes.deadLetter(record, size));
+      return;
+    }
     Decoded result;
     try {
       result = decoder.decode(record.key(), record.value(), record.timestamp());
@@ -65,12 +76,12 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
     if (result instanceof Decoded.Accepted a) {
       ChangeEvent event = a.event();
       context.forward(record.withKey(json.keyBytes(event.key()))
-          .withValue(new Envelope(record.key(), record.value(), json.encodeEvent(event))));
+          .withValue(Envelope.accepted(record.key(), record.value())));
     } else {
       Decoded.Rejected r = (Decoded.Rejected) result;
       rejected.record();
       LOG.warn("Rejected record at {}: {} ({})", where(context), r.reason(), r.detail());
-      context.forward(record.withValue(new Envelope(record.key(), record.value(), null))
+      context.forward(record.withValue(Envelope.rejected(record.key(), record.value()))
           .withHeaders(errorHeaders(record.headers(), r.reason(), r.detail())));
     }
   }

@@ -6,10 +6,13 @@ import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.SizePolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -87,7 +90,18 @@ public final class DimensionTopology {
    * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec) {
-    build(builder, spec, ChangeDecoder.forSpec(spec), DEFAULT_PRUNE_INTERVAL);
+    build(builder, spec, SizePolicy.of(spec.service()));
+  }
+
+  /**
+   * Adds the dimension's topology to {@code builder} with the given size policy (the one {@link #config} must be
+   * given too), decoding with {@link ChangeDecoder#forSpec} and pruning every {@link #DEFAULT_PRUNE_INTERVAL}.
+   *
+   * @throws io.dimstream.change.ChangeException when the spec's Avro schema cannot be used for decoding
+   * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
+   */
+  public static void build(StreamsBuilder builder, DimensionSpec spec, SizePolicy sizes) {
+    build(builder, spec, ChangeDecoder.forSpec(spec), DEFAULT_PRUNE_INTERVAL, sizes);
   }
 
   /**
@@ -97,6 +111,18 @@ public final class DimensionTopology {
    * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval) {
+    build(builder, spec, decoder, pruneInterval, SizePolicy.of(spec.service()));
+  }
+
+  /**
+   * Adds the dimension's topology to {@code builder}, decoding with {@code decoder} and rejecting change records
+   * over {@code sizes} as {@code too-large}.
+   *
+   * @param pruneInterval wall-clock interval of the event-store pruning punctuator; must be positive
+   * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
+   */
+  public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval,
+      SizePolicy sizes) {
     VersionRecordCodec versions;
     try {
       versions = VersionRecordCodec.forSpec(spec);
@@ -107,15 +133,16 @@ public final class DimensionTopology {
       throw new IllegalArgumentException("the prune interval must be positive, got " + pruneInterval);
     }
     EventJson json = new EventJson(spec);
+    RecordSizes recordSizes = new RecordSizes(sizes);
     builder.addStateStore(store(CURRENT_STORE));
     builder.addStateStore(store(EVENT_STORE));
 
     KStream<byte[], Envelope> decoded = builder
         .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-        .process(() -> new DecodeProcessor(decoder, json), Named.as(DECODE_PROCESSOR));
+        .process(() -> new DecodeProcessor(decoder, json, recordSizes), Named.as(DECODE_PROCESSOR));
 
     var routes = decoded.split(Named.as("decoded-"))
-        .branch((k, v) -> v.event() != null, Branched.as("accepted"))
+        .branch((k, v) -> !v.rejected(), Branched.as("accepted"))
         .defaultBranch(Branched.as("rejected"));
     routes.get("decoded-rejected")
         .mapValues(Envelope::sourceValue, Named.as("rejected-original"))
@@ -123,7 +150,7 @@ public final class DimensionTopology {
 
     KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
         .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
-        .process(() -> new Scd2Processor(spec, versions, pruneInterval), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
+        .process(() -> new Scd2Processor(spec, versions, pruneInterval, decoder, recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))
@@ -140,6 +167,16 @@ public final class DimensionTopology {
    * every entry of {@code kafka} (bootstrap.servers, security settings, overrides) as given.
    */
   public static Properties config(DimensionSpec spec, Map<String, String> kafka, Path stateDir) {
+    return config(spec, SizePolicy.of(spec.service()), kafka, stateDir);
+  }
+
+  /**
+   * As {@link #config(DimensionSpec, Map, Path)}, with the producers' {@code max.request.size} and the internal
+   * (repartition, changelog) topics' {@code max.message.bytes} set to {@code sizes.outputLimit()} so that every
+   * record the topology writes fits, and the handlers that send a record Kafka Streams cannot process or produce to
+   * the dead-letter topic instead of stopping the stream thread.
+   */
+  public static Properties config(DimensionSpec spec, SizePolicy sizes, Map<String, String> kafka, Path stateDir) {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "dimstream-" + spec.name());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -148,6 +185,13 @@ public final class DimensionTopology {
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toAbsolutePath().toString());
     // The topology has no global stores; opting in now only silences Kafka's warning about the 5.0 default.
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
+    String limit = Integer.toString(sizes.outputLimit());
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), limit);
+    p.put(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), limit);
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Processing.class.getName());
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Production.class.getName());
+    p.put(DeadLetterHandlers.DLQ_TOPIC_CONFIG, spec.topics().dlq());
+    p.put(DeadLetterHandlers.OUTPUT_LIMIT_CONFIG, limit);
     p.putAll(kafka);
     return p;
   }

@@ -3,32 +3,39 @@ package io.dimstream.topology;
 import java.nio.ByteBuffer;
 
 /**
- * A decoded record on its way to the SCD2 processor: the original key and value (so a record that turns out too
- * late still reaches the DLQ unchanged) and the event in {@link io.dimstream.codec.EventJson} form, without key;
- * {@code event} is null for a record the decoder rejected.
+ * A change record on its way from the decoder to the SCD2 processor: the original key and value, so that a record
+ * the engine cannot apply still reaches the DLQ unchanged. The SCD2 processor decodes the value again instead of
+ * receiving the decoded event alongside it: carrying both would double every record on the repartition topic and
+ * push a record near the size limit over it. {@code rejected} marks a record bound for the DLQ and is not written.
  */
-record Envelope(byte[] sourceKey, byte[] sourceValue, byte[] event) {
+record Envelope(byte[] sourceKey, byte[] sourceValue, boolean rejected) {
 
-  /** {@code [len|-1][source key][len|-1][source value][event]}, lengths as 4-byte big-endian ints. */
+  static Envelope accepted(byte[] key, byte[] value) {
+    return new Envelope(key, value, false);
+  }
+
+  static Envelope rejected(byte[] key, byte[] value) {
+    return new Envelope(key, value, true);
+  }
+
+  /** {@code [len|-1][source key][len|-1][source value]}, lengths as 4-byte big-endian ints. */
   byte[] toBytes() {
-    int size = 8 + len(sourceKey) + len(sourceValue) + len(event);
-    ByteBuffer b = ByteBuffer.allocate(size);
+    ByteBuffer b = ByteBuffer.allocate(FRAMING + len(sourceKey) + len(sourceValue));
     put(b, sourceKey);
     put(b, sourceValue);
-    if (event != null) {
-      b.put(event);
-    }
     return b.array();
   }
 
+  /** Reads {@link #toBytes()}; bytes after the value (the decoded event older releases appended) are ignored. */
   static Envelope fromBytes(byte[] bytes) {
     ByteBuffer b = ByteBuffer.wrap(bytes);
     byte[] key = get(b);
     byte[] value = get(b);
-    byte[] event = new byte[b.remaining()];
-    b.get(event);
-    return new Envelope(key, value, event);
+    return new Envelope(key, value, false);
   }
+
+  /** Bytes {@link #toBytes()} adds to the key and value. */
+  static final int FRAMING = 8;
 
   private static int len(byte[] a) {
     return a == null ? 0 : a.length;

@@ -1,5 +1,7 @@
 package io.dimstream.topology;
 
+import io.dimstream.change.ChangeDecoder;
+import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
 import io.dimstream.codec.VersionRecordCodec;
@@ -27,8 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies each event to its key's history through {@link IncrementalHistory} and forwards the resulting version
- * records; a too-late event is forwarded, unchanged, for the DLQ. Prunes the event store on a wall-clock punctuator.
+ * Decodes each change record again (see {@link Envelope} for why), applies its event to the key's history through
+ * {@link IncrementalHistory} and forwards the resulting version records; a too-late event, one whose decoded form
+ * exceeds the size policy, or one the engine fails on is forwarded, unchanged, for the DLQ. Prunes the event store
+ * on a wall-clock punctuator.
  */
 final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]> {
   private static final Logger LOG = LoggerFactory.getLogger(Scd2Processor.class);
@@ -38,6 +42,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final EventJson eventJson;
   private final VersionRecordCodec versions;
   private final Duration pruneInterval;
+  private final ChangeDecoder decoder;
+  private final RecordSizes sizes;
   private ProcessorContext<OutKey, byte[]> context;
   private KeyValueStore<Bytes, byte[]> currentStore;
   private RocksDbHistoryStore store;
@@ -47,8 +53,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private org.apache.kafka.common.metrics.Sensor lateSpliced;
   private org.apache.kafka.common.metrics.Sensor dlqOut; // every record this processor sends to the DLQ
 
-  Scd2Processor(DimensionSpec spec, VersionRecordCodec versions, Duration pruneInterval) {
+  Scd2Processor(DimensionSpec spec, VersionRecordCodec versions, Duration pruneInterval, ChangeDecoder decoder,
+      RecordSizes sizes) {
     this.spec = spec;
+    this.decoder = decoder;
+    this.sizes = sizes;
     this.history = new IncrementalHistory(spec);
     this.eventJson = new EventJson(spec);
     this.versions = versions;
@@ -75,10 +84,25 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   public void process(Record<byte[], Envelope> record) {
     BusinessKey key = eventJson.key(record.key());
     store.useKey(key, record.key());
+    Envelope env = record.value();
     ChangeEvent event;
     ApplyResult result;
     try {
-      event = eventJson.decodeEvent(key, record.value().event());
+      Decoded decoded = decoder.decode(env.sourceKey(), env.sourceValue(), record.timestamp());
+      if (decoded instanceof Decoded.Rejected r) {
+        // the decoder accepted this record upstream; only a decoder changed in between (an upgrade) gets here
+        deadLetter(record, r.reason(), r.detail());
+        return;
+      }
+      event = ((Decoded.Accepted) decoded).event();
+      int eventBytes = eventJson.encodeEvent(event).length;
+      if (eventBytes > sizes.policy().maxEventBytes()) {
+        deadLetter(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
+            + sizes.policy().maxEventBytes() + " bytes that keeps every version and state record within Kafka's "
+            + "limits (service.max_record_bytes plus " + io.dimstream.config.SizePolicy.HEADER_ALLOWANCE
+            + "); raise service.max_record_bytes to apply it");
+        return;
+      }
       result = history.apply(store, event);
     } catch (KafkaException e) {
       throw e; // store or client failures are Kafka Streams' to handle
@@ -87,10 +111,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       // goes to the DLQ (and can be replayed from there once fixed) and processing continues.
       LOG.error("Processing failed for the record at {}; sent to the DLQ as {}", DecodeProcessor.where(context),
           RejectReason.PROCESSING_ERROR, e);
-      dlqOut.record();
-      Envelope env = record.value();
-      context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
-          DecodeProcessor.errorHeaders(record.headers(), RejectReason.PROCESSING_ERROR, "processing failed: " + e)));
+      deadLetter(record, RejectReason.PROCESSING_ERROR, "processing failed: " + e);
       return;
     }
     if (result instanceof ApplyResult.Applied applied) {
@@ -108,10 +129,23 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       String detail = "event of key " + key + " at sequence " + event.sequence() + " is older than the key's newest ("
           + late.newest() + ") minus the lateness horizon (" + late.horizon() + "); raise lateness_horizon to accept it";
       LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), DimensionTopology.BEYOND_HORIZON, detail);
-      Envelope env = record.value();
-      context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
-          DecodeProcessor.errorHeaders(record.headers(), DimensionTopology.BEYOND_HORIZON, detail)));
+      forwardDeadLetter(record, DimensionTopology.BEYOND_HORIZON, detail);
     }
+  }
+
+  private void deadLetter(Record<byte[], Envelope> record, String reason, String detail) {
+    if (!RejectReason.PROCESSING_ERROR.equals(reason)) {
+      LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), reason, detail);
+    }
+    forwardDeadLetter(record, reason, detail);
+  }
+
+  /** The original key and value, unchanged, with the error headers. */
+  private void forwardDeadLetter(Record<byte[], Envelope> record, String reason, String detail) {
+    dlqOut.record();
+    Envelope env = record.value();
+    context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
+        DecodeProcessor.errorHeaders(record.headers(), reason, detail)));
   }
 
   private void forwardVersion(Record<byte[], Envelope> in, VersionChange c) {

@@ -88,6 +88,30 @@ class TopicProvisionerIT {
   }
 
   @Test
+  void shouldTakeTheChangesTopicsLimitAndMakeTheOutputTopicsTakeWhatTheServiceWrites() throws Exception {
+    admin.createTopics(List.of(new NewTopic("parts.changes", 1, (short) 1)
+            .configs(Map.of("max.message.bytes", "2500000")),
+        new NewTopic("parts.dlq", 1, (short) 1).configs(Map.of("max.message.bytes", "100000")))).all().get();
+
+    TopicProvisioner.Provisioned p = TopicProvisioner.provision(KAFKA.clientProperties(), spec("parts", 1));
+
+    assertThat(p.created()).containsExactly("parts.versions");
+    assertThat(p.sizes().maxRecordBytes()).isEqualTo(2_500_000);
+    // a DLQ copy of an accepted record and a version record must both fit: the existing DLQ topic was raised
+    assertThat(maxMessageBytes("parts.dlq")).isGreaterThanOrEqualTo(2_500_000);
+    assertThat(maxMessageBytes("parts.versions")).isGreaterThanOrEqualTo(2_500_000);
+  }
+
+  @Test
+  void shouldPreferTheSpecsRecordLimitOverTheTopics() {
+    DimensionSpec spec = spec("tools", 1);
+    spec = spec.withService(spec.service().withMaxRecordBytes(50_000));
+
+    assertThat(TopicProvisioner.provision(KAFKA.clientProperties(), spec).sizes().maxRecordBytes())
+        .isEqualTo(50_000);
+  }
+
+  @Test
   void shouldUseTheTopicNamesOfTheSpec() throws Exception {
     DimensionSpec spec = DimensionSpec.builder("accounts")
         .column("id", "long").column("updated_at", "timestamp").key("id").sequence("updated_at")
@@ -119,6 +143,12 @@ class TopicProvisionerIT {
     return DimensionSpec.builder(name)
         .column("id", "long").column("name", "string").column("updated_at", "timestamp")
         .key("id").sequence("updated_at").service(service).build();
+  }
+
+  private static int maxMessageBytes(String topic) {
+    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    return Integer.parseInt(eventually(() -> admin.describeConfigs(List.of(r)).all().get().get(r)
+        .get("max.message.bytes").value()));
   }
 
   private static String cleanupPolicy(String topic) {

@@ -120,6 +120,17 @@ class TableLogTest {
   }
 
   @Test
+  void shouldNameTextThatIsNotUnicodeAsTheReasonACommitCannotBeWritten() {
+    DeltaTable table = create(Map.of());
+
+    assertThatThrownBy(() -> table.commit(upserts(version(1, 0, null, "\uD800")), Map.of("p0", 1L), "MERGE"))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("not valid Unicode").hasMessageContaining("lone UTF-16 surrogate")
+        .hasMessageNotContaining("disk is not full");
+    assertThat(table.latest().version()).isZero();
+  }
+
+  @Test
   void shouldChangeNothingWhenTxnVersionsAreAlreadyRecorded() {
     DeltaTable table = create(Map.of());
     table.commit(upserts(version(1, 0, null, "a")), Map.of("p0", 10L, "p1", 3L), "MERGE");

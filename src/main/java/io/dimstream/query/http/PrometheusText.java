@@ -22,6 +22,11 @@ final class PrometheusText {
         "Version records not yet committed to the table.", ServiceMetrics::compactionLag);
     family(b, dims, "dimstream_table_last_commit_version", "gauge",
         "The table's latest version (-1 before the first commit).", ServiceMetrics::lastCommitVersion);
+    family(b, dims, "dimstream_stream_thread_failures_total", "counter",
+        "Stream threads that failed and were replaced.", ServiceMetrics::streamThreadFailures);
+    family(b, dims, "dimstream_compactor_failed", "gauge",
+        "1 while the compactor is stopped by an error and cannot commit to the table.",
+        ServiceMetrics::compactorFailed);
     return b.toString();
   }
 

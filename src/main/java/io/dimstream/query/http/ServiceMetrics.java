@@ -25,6 +25,16 @@ public interface ServiceMetrics {
   /** The table's latest version; -1 before the first commit. */
   long lastCommitVersion();
 
+  /** Stream threads that failed (and were replaced) since the service started. */
+  default long streamThreadFailures() {
+    return 0;
+  }
+
+  /** 1 while the compactor is stopped by an error (it cannot commit to the table), else 0. */
+  default long compactorFailed() {
+    return 0;
+  }
+
   /** Metrics of a service that reports none yet: every counter 0, no commit. */
   ServiceMetrics NONE = new ServiceMetrics() {
     @Override

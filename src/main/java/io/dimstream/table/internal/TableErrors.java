@@ -117,6 +117,13 @@ public final class TableErrors {
         + "is writable and the disk is not full.", cause);
   }
 
+  public static TableException unencodableCommit(Path commit, java.nio.charset.CharacterCodingException cause) {
+    return new TableException(commit + ": cannot write the commit: a value in it (a string column's value or its "
+        + "min/max statistics) is not valid Unicode text (" + cause + "), typically a lone UTF-16 surrogate such as "
+        + "the JSON escape \\ud800 without its partner. Nothing was committed. Fix: correct the value at its source; "
+        + "the service sends such version records to the dead-letter topic instead of committing them.", cause);
+  }
+
   public static TableException typeChanged(Path root, String column, ColumnType stored, ColumnType asked) {
     return new TableException(root + ": column '" + column + "' is " + stored + " in the table but " + asked
         + " in the spec; changing or narrowing a column type would make existing files unreadable as the new type. "

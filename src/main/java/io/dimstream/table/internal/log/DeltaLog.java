@@ -5,6 +5,7 @@ import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.CommitInfo;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -156,6 +157,9 @@ public final class DeltaLog {
       }
       Files.writeString(tmp, sb, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
       Files.setLastModifiedTime(tmp, FileTime.fromMillis(timestampMillis));
+    } catch (CharacterCodingException e) {
+      deleteQuietly(tmp);
+      throw TableErrors.unencodableCommit(target, e);
     } catch (IOException e) {
       deleteQuietly(tmp);
       throw TableErrors.io("write a temporary commit file", tmp, e);
