@@ -201,4 +201,23 @@ class HostileClientsTest {
     assertThat(post.status()).isEqualTo(405);
     assertThat(post.json().get("message").asText()).contains("POST is not supported; use GET");
   }
+
+  @Test
+  void shouldNotWaitForABodyThatTrickles() throws Exception {
+    QueryServer server = start(QueryServer.builder()
+        .limits(HttpLimits.DEFAULTS.withRequestTimeout(Duration.ofSeconds(1))));
+    Socket s = RawHttp.connect("127.0.0.1", server.port());
+    toClose.add(s);
+    s.getOutputStream().write(("POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nab")
+        .getBytes(StandardCharsets.US_ASCII));
+    trickler.scheduleAtFixedRate(() -> {
+      try {
+        s.getOutputStream().write('a');
+      } catch (IOException e) {
+        // closed by the server, as expected
+      }
+    }, 200, 200, TimeUnit.MILLISECONDS);
+    // every route is GET: the body is never waited for, the connection ends after the 405
+    await().atMost(Duration.ofSeconds(10)).until(() -> RawHttp.closedByServer(s, 100));
+  }
 }
