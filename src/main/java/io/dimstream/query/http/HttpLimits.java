@@ -36,10 +36,6 @@ public record HttpLimits(Duration requestTimeout, Duration idleTimeout, int thre
     return new HttpLimits(requestTimeout, d, threads, maxConnections, maxConnectionsPerAddress);
   }
 
-  public HttpLimits withThreads(int n) {
-    return new HttpLimits(requestTimeout, idleTimeout, n, maxConnections, maxConnectionsPerAddress);
-  }
-
   public HttpLimits withMaxConnectionsPerAddress(int n) {
     return new HttpLimits(requestTimeout, idleTimeout, threads, maxConnections, n);
   }
