@@ -2,6 +2,7 @@ package io.dimstream.query;
 
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
@@ -9,14 +10,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The text form of a business key, shared by the CLI ({@code --key}) and the HTTP paths: {@code col=value} pairs
  * separated by commas in any order ({@code region=eu,customer_id=42}), every key column exactly once; a
  * single-column key may be given bare ({@code 42}). Values are read as the column's type; they cannot contain
- * a comma. In a URL the whole text is one path segment, percent-encoded as usual.
+ * a comma. A number must be ASCII digits with an optional leading {@code -} (and for a double or decimal column
+ * a {@code .} fraction and an exponent): no spaces, no {@code +}, no other digits. In a URL the whole text is one
+ * path segment, percent-encoded as usual.
  */
 public final class KeyText {
+  private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
+  private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE]-?[0-9]+)?");
+
   private KeyText() {}
 
   /**
@@ -34,7 +41,7 @@ public final class KeyText {
       if (keys.size() != 1) {
         throw QueryErrors.missingKeyColumns(spec, text, spec.key());
       }
-      return BusinessKey.of(value(keys.get(0), text.trim()));
+      return BusinessKey.of(value(keys.get(0), text));
     }
     Map<String, String> given = new LinkedHashMap<>();
     for (String part : text.split(",", -1)) {
@@ -46,7 +53,7 @@ public final class KeyText {
       if (!spec.key().contains(col)) {
         throw QueryErrors.unknownKeyColumn(spec, col);
       }
-      if (given.put(col, part.substring(eq + 1).trim()) != null) {
+      if (given.put(col, part.substring(eq + 1)) != null) {
         throw QueryErrors.duplicateKeyColumn(text, col);
       }
     }
@@ -74,14 +81,36 @@ public final class KeyText {
     return b.toString();
   }
 
-  private static Object value(Column c, String text) {
+  private static Object value(Column c, String given) {
+    // Long.parseLong would read "+42" and Arabic-Indic digits as 42, and trimming would read " 42" (a stray
+    // "%20" in a URL) as 42: such keys come from client bugs or locale formatting and must not match a key
+    String text = isNumeric(c) ? given : given.trim();
     if (text.isEmpty()) {
       throw QueryErrors.badKeyValue(c.name(), c.type(), text, "a key value cannot be empty");
+    }
+    if (isNumeric(c) && !canonicalNumber(c, text)) {
+      throw QueryErrors.badKeyValue(c.name(), c.type(), text, "a number key is written in ASCII digits with an "
+          + "optional leading '-'" + (isWhole(c) ? "" : ", '.' and exponent") + ", without spaces or '+'");
     }
     try {
       return ColumnValues.fromJson(TextNode.valueOf(text), c.type());
     } catch (IllegalArgumentException e) {
       throw QueryErrors.badKeyValue(c.name(), c.type(), text, e.getMessage());
     }
+  }
+
+  private static boolean isNumeric(Column c) {
+    return switch (c.type().kind()) {
+      case LONG, INT, DOUBLE, DECIMAL -> true;
+      default -> false;
+    };
+  }
+
+  private static boolean isWhole(Column c) {
+    return c.type().kind() == ColumnType.Kind.LONG || c.type().kind() == ColumnType.Kind.INT;
+  }
+
+  private static boolean canonicalNumber(Column c, String text) {
+    return (isWhole(c) ? WHOLE : DECIMAL).matcher(text).matches();
   }
 }

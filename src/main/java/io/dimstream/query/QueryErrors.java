@@ -114,6 +114,26 @@ public final class QueryErrors {
     return new QueryException(reason, message, cause);
   }
 
+  /** A URL part whose percent-encoding is malformed or does not decode to UTF-8 text. */
+  public static QueryException badPercentEncoding(String what, String text, String why) {
+    return new QueryException(Reason.BAD_INPUT, "Cannot read the " + what + " \"" + text + "\": " + why
+        + ". Percent-encode the URL as UTF-8: each '%' is followed by two hex digits (a space is %20, '%' is %25).",
+        null);
+  }
+
+  /** A request URL that the HTTP parser could not decode. */
+  public static QueryException malformedUrl(String why) {
+    return new QueryException(Reason.BAD_INPUT, "Cannot read the request URL: " + why + ". Percent-encode the URL "
+        + "as UTF-8: each '%' is followed by two hex digits (a space is %20, '%' is %25).", null);
+  }
+
+  /** A numeric query parameter that is not a whole number in its allowed range. */
+  public static QueryException outOfRange(String parameter, String text, long min, long max) {
+    return new QueryException(Reason.BAD_INPUT, "The parameter " + parameter + " must be a whole number between "
+        + min + " and " + max + ", got \"" + text + "\". Give ?" + parameter + "=N with " + min + " <= N <= " + max
+        + ".", null);
+  }
+
   public static QueryException unknownDimension(String name, Collection<String> known) {
     return new QueryException(Reason.NOT_FOUND, "No dimension '" + name + "' is served here; this service serves "
         + known + ".", null);

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.model.BusinessKey;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class KeyTextTest {
 
@@ -39,6 +41,23 @@ class KeyTextTest {
     assertThatThrownBy(() -> KeyText.parse(CUSTOMERS, " ")).hasMessageContaining("The key is empty");
     assertThatThrownBy(() -> KeyText.parse(ACCOUNTS, "region=eu,region=us,account_no=1"))
         .hasMessageContaining("gives 'region' twice");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"+42", " 42", "42 ", "\u0664\u0662", "\uff14\uff12", "4_2", "042x", "0x2A", "--42"})
+  void shouldRejectANumberKeyNotWrittenInPlainAsciiDigits(String text) {
+    assertThatThrownBy(() -> KeyText.parse(CUSTOMERS, text))
+        .isInstanceOf(QueryException.class).hasMessageContaining("'customer_id' is long")
+        .hasMessageContaining("ASCII digits");
+    assertThatThrownBy(() -> KeyText.parse(ACCOUNTS, "region=eu,account_no=" + text))
+        .isInstanceOf(QueryException.class).hasMessageContaining("'account_no' is int");
+  }
+
+  @Test
+  void shouldReadNegativeAndLeadingZeroNumberKeys() {
+    assertThat(KeyText.parse(CUSTOMERS, "-42")).isEqualTo(BusinessKey.of(-42L));
+    assertThat(KeyText.parse(CUSTOMERS, "0042")).isEqualTo(BusinessKey.of(42L));
+    assertThat(KeyText.parse(ACCOUNTS, "region= eu ,account_no=7")).isEqualTo(BusinessKey.of("eu", 7));
   }
 
   @Test

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.dimstream.config.Column;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
@@ -19,27 +17,38 @@ import io.dimstream.query.TableCommit;
 import io.dimstream.query.VersionRows;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.URLDecoder;
+import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The service's HTTP endpoint (JDK {@link HttpServer}, JSON): live key lookups, health, Prometheus metrics and the
- * timeline page. Routes, all {@code GET}:
+ * The service's HTTP endpoint (Jetty, JSON): live key lookups, health, Prometheus metrics and the timeline page.
+ * Routes, all {@code GET} (any other method, {@code HEAD} included, is 405):
  *
  * <ul>
  *   <li>{@code /} the timeline page; {@code /health}; {@code /metrics};
@@ -51,8 +60,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@code {key}} is one path segment in {@link KeyText} form, percent-encoded: {@code 42}, or
  * {@code region%3Deu%2Caccount_no%3D7} for {@code region=eu,account_no=7} (unencoded {@code =} and {@code ,} work
- * too). Errors are JSON {@code {"error": ..., "message": ...}}: 400 for a bad key or time, 404 for an unknown
- * route, dimension or key, 405 for other methods, 502 when the owning instance does not answer.
+ * too). Errors are JSON {@code {"error": ..., "message": ...}}: 400 for a bad key, time, parameter or
+ * percent-encoding (and for a request Jetty cannot parse), 404 for an unknown route, dimension or key, 405 for
+ * other methods, 431 for headers over 8 KiB, 502 when the owning instance does not answer.
+ *
+ * <p>Hostile clients are bounded by {@link HttpLimits}. Jetty reads requests without holding a thread while a
+ * client is silent, so slow clients cost a connection each, not a worker; the JDK's {@code HttpServer} reads a
+ * request head on a worker thread, and eight clients trickling headers blocked every query.
  *
  * <p>When {@link LiveQueries#ownerOf} names another instance, a key request is forwarded there once (a forwarded
  * request is always answered locally, so a stale routing table cannot loop) and its answer relayed.
@@ -68,62 +82,146 @@ public final class QueryServer implements AutoCloseable {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final String PAGE = "timeline.html";
 
+  /** Jetty's acceptor and selector threads come from the same pool as the request workers. */
+  private static final int JETTY_OWN_THREADS = 2;
+  private static final int MAX_HEADER_BYTES = 8 * 1024;
+
   private final Map<String, DimensionEndpoint> dimensions;
   private final Supplier<Health> health;
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private final Server server;
+  private final ServerConnector connector;
   private final Forwarder forwarder;
+  private final SlowRequestReaper reaper;
+  private final long sweepMillis;
   private final byte[] page;
+  private Scheduler.Task sweep;
 
   private QueryServer(Builder b) throws IOException {
     this.dimensions = Map.copyOf(b.dimensions);
     this.health = b.health;
     this.page = loadPage();
     this.forwarder = new Forwarder(b.forwardTimeout);
-    this.server = HttpServer.create(new InetSocketAddress(b.host, b.port), 64);
-    AtomicInteger n = new AtomicInteger();
-    this.executor = Executors.newFixedThreadPool(b.threads, r -> {
-      Thread t = new Thread(r, "dimstream-http-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
+    HttpLimits limits = b.limits;
+    int maxThreads = limits.threads() + JETTY_OWN_THREADS;
+    // Jetty wants an unbounded job queue (its own tasks must not be rejected); what waits is bounded by the
+    // connection limits instead, since a connection has at most one request in progress
+    QueuedThreadPool pool = new QueuedThreadPool(maxThreads, Math.min(4, maxThreads));
+    pool.setName("dimstream-http");
+    pool.setDaemon(true);
+    pool.setReservedThreads(0);
+    this.server = new Server(pool);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setRequestHeaderSize(MAX_HEADER_BYTES);
+    // let escapes that are not UTF-8 reach UrlText, whose 400 names the URL part; it rejects them just the same
+    http.setUriCompliance(UriCompliance.DEFAULT.with("dimstream", UriCompliance.Violation.BAD_UTF8_ENCODING,
+        UriCompliance.Violation.TRUNCATED_UTF8_ENCODING));
+    this.connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    connector.setHost(b.host);
+    connector.setPort(b.port);
+    connector.setIdleTimeout(limits.idleTimeout().toMillis());
+    this.reaper = new SlowRequestReaper(limits.requestTimeout(), b.clock);
+    // a tenth of the timeout: a slow request is closed within 110% of it
+    this.sweepMillis = Math.max(50, limits.requestTimeout().toMillis() / 10);
+    connector.addEventListener(reaper);
+    connector.addEventListener(new PerAddressConnectionLimit(limits.maxConnectionsPerAddress()));
+    server.addConnector(connector);
+    server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+    server.setErrorHandler(new JsonErrorHandler());
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        QueryServer.this.handle(new Exchange(request, response, callback));
+        return true;
+      }
     });
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
+    server.setStopTimeout(0);
+    connector.open();
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Starts serving; returns this. */
+  /** Starts serving (and checking for slow requests); returns this. */
   public QueryServer start() {
-    server.start();
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot start the query endpoint on " + host() + ":" + port() + ": "
+          + e.getMessage(), e);
+    }
+    sweep = server.getScheduler().schedule(this::sweepAndReschedule, sweepMillis, TimeUnit.MILLISECONDS);
     LOG.info("Query endpoint listening on http://{}:{}/ for {}", host(), port(), dimensions.keySet());
     return this;
   }
 
+  private void sweepAndReschedule() {
+    try {
+      reaper.sweep();
+    } finally {
+      if (server.isRunning()) {
+        sweep = server.getScheduler().schedule(this::sweepAndReschedule, sweepMillis, TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
   /** The bound port (the actual one when the builder asked for port 0). */
   public int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   public String host() {
-    return server.getAddress().getHostString();
+    return connector.getHost();
   }
 
   /** Stops accepting requests, ends the running ones, and frees the port. */
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    if (sweep != null) {
+      sweep.cancel();
+    }
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("The query endpoint on {}:{} did not stop cleanly: {}", host(), port(), e.toString());
+    }
   }
 
-  private void handle(HttpExchange ex) throws IOException {
-    try (ex) {
+  /** One request with its response, in the shape the routes below use. */
+  private record Exchange(Request request, Response response, Callback callback) {
+    String method() {
+      return request.getMethod();
+    }
+
+    String rawPath() {
+      return request.getHttpURI().getPath();
+    }
+
+    String rawQuery() {
+      return request.getHttpURI().getQuery();
+    }
+
+    URI uri() {
+      return request.getHttpURI().toURI();
+    }
+
+    String header(String name) {
+      return request.getHeaders().get(name);
+    }
+
+    void addHeader(String name, String value) {
+      response.getHeaders().add(name, value);
+    }
+  }
+
+  private void handle(Exchange ex) {
+    try {
       try {
-        if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
-          ex.getResponseHeaders().add("Allow", "GET");
-          sendError(ex, 405, "method_not_allowed", ex.getRequestMethod() + " is not supported; use GET.");
+        if (!"GET".equals(ex.method())) {
+          // HEAD too: no route is cheaper without its body, and the README promises GET only
+          ex.addHeader("Allow", "GET");
+          sendError(ex, 405, "method_not_allowed", ex.method() + " is not supported; use GET.");
           return;
         }
         route(ex);
@@ -135,21 +233,23 @@ public final class QueryServer implements AutoCloseable {
         };
         sendError(ex, status, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
       } catch (RuntimeException e) {
-        LOG.error("Query endpoint failed on {} {}", ex.getRequestMethod(), ex.getRequestURI(), e);
+        LOG.error("Query endpoint failed on {} {}", ex.method(), ex.request().getHttpURI(), e);
         sendError(ex, 500, "internal", "The query failed: " + e.getMessage());
       }
+    } catch (RuntimeException | IOException e) {
+      ex.callback().failed(e);
     }
   }
 
-  private void route(HttpExchange ex) throws IOException {
-    String rawPath = ex.getRequestURI().getRawPath();
+  private void route(Exchange ex) throws IOException {
+    String rawPath = ex.rawPath();
     List<String> seg = new ArrayList<>();
     for (String s : rawPath.split("/")) {
       if (!s.isEmpty()) {
-        seg.add(decode(s));
+        seg.add(UrlText.pathSegment(s));
       }
     }
-    Map<String, String> query = queryParameters(ex.getRequestURI().getRawQuery());
+    Map<String, String> query = queryParameters(ex.rawQuery());
     if (seg.isEmpty()) {
       send(ex, 200, "text/html; charset=utf-8", page);
       return;
@@ -199,22 +299,22 @@ public final class QueryServer implements AutoCloseable {
     }
   }
 
-  private void key(HttpExchange ex, DimensionEndpoint dim, String keyText, boolean history, String asOf)
+  private void key(Exchange ex, DimensionEndpoint dim, String keyText, boolean history, String asOf)
       throws IOException {
     LiveQueries live = dim.live();
     DimensionSpec spec = live.spec();
     BusinessKey key = KeyText.parse(spec, keyText);
     Long at = asOf == null ? null : SequenceTimes.parse(spec, asOf);
-    if (ex.getRequestHeaders().getFirst(FORWARDED_HEADER) == null) {
+    if (ex.header(FORWARDED_HEADER) == null) {
       Optional<LiveQueries.InstanceAddress> owner = live.ownerOf(key);
       if (owner.isPresent()) {
-        Forwarder.Answer a = forwarder.get(owner.get(), ex.getRequestURI(), KeyText.format(spec, key));
-        ex.getResponseHeaders().add(SERVED_BY_HEADER, owner.get().toString());
+        Forwarder.Answer a = forwarder.get(owner.get(), ex.uri(), KeyText.format(spec, key));
+        ex.addHeader(SERVED_BY_HEADER, owner.get().toString());
         send(ex, a.status(), a.contentType(), a.body());
         return;
       }
     }
-    ex.getResponseHeaders().add(SERVED_BY_HEADER, host() + ":" + port());
+    ex.addHeader(SERVED_BY_HEADER, host() + ":" + port());
     VersionRows rows = new VersionRows(spec);
     String shown = KeyText.format(spec, key);
     if (history) {
@@ -281,26 +381,25 @@ public final class QueryServer implements AutoCloseable {
   }
 
   private static int limit(String text) {
-    if (text == null) {
-      return 20;
+    return text == null ? 20 : (int) wholeNumber("limit", text, 1, 1000);
+  }
+
+  /** A numeric parameter in ASCII digits within [min, max]; anything else is 400 naming the range. */
+  private static long wholeNumber(String parameter, String text, long min, long max) {
+    if (!text.matches("-?[0-9]{1,18}")) {
+      throw QueryErrors.outOfRange(parameter, text, min, max);
     }
-    try {
-      return Math.max(1, Math.min(1000, Integer.parseInt(text)));
-    } catch (NumberFormatException e) {
-      throw QueryErrors.wrapped(QueryException.Reason.BAD_INPUT, "limit must be a whole number between 1 and "
-          + "1000, got \"" + text + "\".", null);
+    long n = Long.parseLong(text);
+    if (n < min || n > max) {
+      throw QueryErrors.outOfRange(parameter, text, min, max);
     }
+    return n;
   }
 
   private static QueryException notFoundRoute(String path) {
     return QueryErrors.wrapped(QueryException.Reason.NOT_FOUND, "No route for " + path + ". Routes: /, /health, "
         + "/metrics, /dimensions, /dimensions/{dim}, /dimensions/{dim}/keys/{key}[?asOf=T], "
         + "/dimensions/{dim}/keys/{key}/history, /dimensions/{dim}/commits.", null);
-  }
-
-  private static String decode(String s) {
-    // '+' is a literal plus in a path, not a space
-    return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   private static Map<String, String> queryParameters(String raw) {
@@ -312,32 +411,35 @@ public final class QueryServer implements AutoCloseable {
       int eq = pair.indexOf('=');
       String k = eq < 0 ? pair : pair.substring(0, eq);
       String v = eq < 0 ? "" : pair.substring(eq + 1);
-      out.put(URLDecoder.decode(k, StandardCharsets.UTF_8), URLDecoder.decode(v, StandardCharsets.UTF_8));
+      out.put(UrlText.queryPart(k), UrlText.queryPart(v));
     }
     return out;
   }
 
-  private static void sendError(HttpExchange ex, int status, String error, String message) throws IOException {
+  /** The JSON body of every error answer: {@code {"error": code, "message": what, why, how to fix}}. */
+  static String errorJson(String error, String message) {
     ObjectNode n = NODES.objectNode();
     n.put("error", error);
     n.put("message", message);
-    sendJson(ex, status, n);
+    return n.toString();
   }
 
-  private static void sendJson(HttpExchange ex, int status, Object body) throws IOException {
+  private static void sendError(Exchange ex, int status, String error, String message) {
+    send(ex, status, "application/json", errorJson(error, message).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void sendJson(Exchange ex, int status, Object body) throws IOException {
     send(ex, status, "application/json", JSON.writeValueAsBytes(body));
   }
 
-  private static void send(HttpExchange ex, int status, String contentType, byte[] body) throws IOException {
-    ex.getResponseHeaders().set("Content-Type", contentType);
-    ex.getResponseHeaders().set("Cache-Control", "no-store");
-    boolean head = "HEAD".equals(ex.getRequestMethod());
-    ex.sendResponseHeaders(status, head ? -1 : body.length == 0 ? -1 : body.length);
-    if (!head && body.length > 0) {
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(body);
-      }
-    }
+  private static void send(Exchange ex, int status, String contentType, byte[] body) {
+    Response response = ex.response();
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+    // completes asynchronously: a client that reads slowly holds no thread, only the idle timeout's clock
+    response.write(true, ByteBuffer.wrap(body), ex.callback());
   }
 
   private static byte[] loadPage() {
@@ -355,7 +457,8 @@ public final class QueryServer implements AutoCloseable {
   public static final class Builder {
     private String host = "127.0.0.1";
     private int port = 8080;
-    private int threads = 8;
+    private HttpLimits limits = HttpLimits.DEFAULTS;
+    private Clock clock = Clock.systemUTC();
     private Duration forwardTimeout = Duration.ofSeconds(5);
     private final Map<String, DimensionEndpoint> dimensions = new LinkedHashMap<>();
     private Supplier<Health> health = Health::healthy;
@@ -380,8 +483,15 @@ public final class QueryServer implements AutoCloseable {
       return this;
     }
 
-    public Builder threads(int n) {
-      this.threads = n;
+    /** Timeouts, pool and connection limits; default {@link HttpLimits#DEFAULTS}. */
+    public Builder limits(HttpLimits l) {
+      this.limits = l;
+      return this;
+    }
+
+    /** The clock the request timeout is measured with. */
+    public Builder clock(Clock c) {
+      this.clock = c;
       return this;
     }
 
