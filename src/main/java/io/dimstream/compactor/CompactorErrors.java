@@ -36,4 +36,10 @@ final class CompactorErrors {
         + ": " + e.getMessage() + ". The versions topic must only be written by the dimstream topology of this "
         + "dimension; check the topic name in the spec.", e);
   }
+
+  static CompactorException missingTopic(String topic, Duration waited) {
+    return new CompactorException("The versions topic '" + topic + "' does not exist after " + waited.toSeconds()
+        + " s, so the compactor has nothing to read. Start the topology (dimstream run) so it is created, or create "
+        + "it as a compacted topic.");
+  }
 }
