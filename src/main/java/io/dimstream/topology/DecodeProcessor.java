@@ -1,8 +1,6 @@
 package io.dimstream.topology;
 
-import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
-import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
 import io.dimstream.model.ChangeEvent;
 import java.nio.charset.StandardCharsets;
@@ -22,14 +20,14 @@ import org.slf4j.LoggerFactory;
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
 
-  private final ChangeDecoder decoder;
+  private final Scd2Step step;
   private final EventJson json;
   private ProcessorContext<byte[], Envelope> context;
   private TopologyMetrics metrics;
   private org.apache.kafka.common.metrics.Sensor rejected;
 
-  DecodeProcessor(ChangeDecoder decoder, EventJson json) {
-    this.decoder = decoder;
+  DecodeProcessor(Scd2Step step, EventJson json) {
+    this.step = step;
     this.json = json;
   }
 
@@ -37,7 +35,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   public void init(ProcessorContext<byte[], Envelope> context) {
     this.context = context;
     this.metrics = new TopologyMetrics(context);
-    this.rejected = metrics.counter("decode", TopologyMetrics.DLQ_RECORDS, "records rejected by the decoder");
+    this.rejected = metrics.counter("decode", TopologyMetrics.Counter.DLQ_RECORDS, "records rejected by the decoder");
   }
 
   @Override
@@ -47,14 +45,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
 
   @Override
   public void process(Record<byte[], byte[]> record) {
-    Decoded result;
-    try {
-      result = decoder.decode(record.key(), record.value(), record.timestamp());
-    } catch (RuntimeException e) {
-      // a decoder bug must not stop the service; the record still reaches the DLQ with a reason
-      LOG.error("The decoder failed on the record at {}", where(context), e);
-      result = new Decoded.Rejected(RejectReason.PROCESSING_ERROR, "the decoder failed: " + e);
-    }
+    Decoded result = step.decode(record.key(), record.value(), record.timestamp(), () -> where(context));
     if (result instanceof Decoded.Accepted a) {
       ChangeEvent event = a.event();
       context.forward(record.withKey(json.keyBytes(event.key()))

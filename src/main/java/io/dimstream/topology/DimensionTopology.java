@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Predicate;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -97,6 +99,8 @@ public final class DimensionTopology {
    * @throws TopologyException when the columns cannot form the Avro version record of {@code versions_format: avro}
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval) {
+    // store and client failures are Kafka Streams' to handle; any other failure is the record's, for the DLQ
+    Predicate<RuntimeException> kafkaFailures = e -> e instanceof KafkaException;
     VersionRecordCodec versions;
     try {
       versions = VersionRecordCodec.forSpec(spec);
@@ -112,7 +116,8 @@ public final class DimensionTopology {
 
     KStream<byte[], Envelope> decoded = builder
         .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-        .process(() -> new DecodeProcessor(decoder, json), Named.as(DECODE_PROCESSOR));
+        .process(() -> new DecodeProcessor(new Scd2Step(spec, decoder, kafkaFailures), json),
+            Named.as(DECODE_PROCESSOR));
 
     var routes = decoded.split(Named.as("decoded-"))
         .branch((k, v) -> v.event() != null, Branched.as("accepted"))
@@ -123,7 +128,8 @@ public final class DimensionTopology {
 
     KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
         .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
-        .process(() -> new Scd2Processor(spec, versions, pruneInterval), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
+        .process(() -> new Scd2Processor(spec, new Scd2Step(spec, decoder, kafkaFailures), versions,
+            pruneInterval), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))

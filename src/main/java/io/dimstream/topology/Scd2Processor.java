@@ -34,6 +34,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private static final Logger LOG = LoggerFactory.getLogger(Scd2Processor.class);
 
   private final DimensionSpec spec;
+  private final Scd2Step step;
   private final IncrementalHistory history;
   private final EventJson eventJson;
   private final VersionRecordCodec versions;
@@ -47,9 +48,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private org.apache.kafka.common.metrics.Sensor lateSpliced;
   private org.apache.kafka.common.metrics.Sensor dlqOut; // every record this processor sends to the DLQ
 
-  Scd2Processor(DimensionSpec spec, VersionRecordCodec versions, Duration pruneInterval) {
+  Scd2Processor(DimensionSpec spec, Scd2Step step, VersionRecordCodec versions, Duration pruneInterval) {
     this.spec = spec;
-    this.history = new IncrementalHistory(spec);
+    this.step = step;
+    this.history = step.history();
     this.eventJson = new EventJson(spec);
     this.versions = versions;
     this.pruneInterval = pruneInterval;
@@ -59,10 +61,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   public void init(ProcessorContext<OutKey, byte[]> context) {
     this.context = context;
     this.metrics = new TopologyMetrics(context);
-    eventsIn = metrics.counter("scd2", TopologyMetrics.EVENTS_IN, "change events applied to history");
-    versionsOut = metrics.counter("scd2", TopologyMetrics.VERSIONS_OUT, "version records emitted");
-    lateSpliced = metrics.counter("scd2", TopologyMetrics.LATE_SPLICED, "late events spliced into history");
-    dlqOut = metrics.counter("scd2", TopologyMetrics.DLQ_RECORDS, "events beyond the lateness horizon or failing");
+    eventsIn = metrics.counter("scd2", TopologyMetrics.Counter.EVENTS_IN, "change events applied to history");
+    versionsOut = metrics.counter("scd2", TopologyMetrics.Counter.VERSIONS_OUT, "version records emitted");
+    lateSpliced = metrics.counter("scd2", TopologyMetrics.Counter.LATE_SPLICED, "late events spliced into history");
+    dlqOut = metrics.counter("scd2", TopologyMetrics.Counter.DLQ_RECORDS, "events beyond the lateness horizon or failing");
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
     this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
@@ -76,24 +78,21 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     BusinessKey key = eventJson.key(record.key());
     store.useKey(key, record.key());
     ChangeEvent event;
-    ApplyResult result;
+    Scd2Step.Outcome outcome;
     try {
       event = eventJson.decodeEvent(key, record.value().event());
-      result = history.apply(store, event);
     } catch (KafkaException e) {
-      throw e; // store or client failures are Kafka Streams' to handle
+      throw e;
     } catch (RuntimeException e) {
-      // A bug must not stop the dimension: the engine computes before it writes, so nothing was stored; the record
-      // goes to the DLQ (and can be replayed from there once fixed) and processing continues.
+      // stored by our own DecodeProcessor, so a failure here is a bug: to the DLQ like any processing failure
       LOG.error("Processing failed for the record at {}; sent to the DLQ as {}", DecodeProcessor.where(context),
           RejectReason.PROCESSING_ERROR, e);
-      dlqOut.record();
-      Envelope env = record.value();
-      context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
-          DecodeProcessor.errorHeaders(record.headers(), RejectReason.PROCESSING_ERROR, "processing failed: " + e)));
+      toDlq(record, RejectReason.PROCESSING_ERROR, "processing failed: " + e);
       return;
     }
-    if (result instanceof ApplyResult.Applied applied) {
+    outcome = step.apply(store, event, () -> DecodeProcessor.where(context));
+    if (outcome instanceof Scd2Step.Applied a) {
+      ApplyResult.Applied applied = a.result();
       eventsIn.record();
       if (applied.late()) {
         lateSpliced.record();
@@ -103,15 +102,20 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       }
       versionsOut.record(applied.changes().size());
     } else {
-      dlqOut.record();
-      ApplyResult.TooLate late = (ApplyResult.TooLate) result;
-      String detail = "event of key " + key + " at sequence " + event.sequence() + " is older than the key's newest ("
-          + late.newest() + ") minus the lateness horizon (" + late.horizon() + "); raise lateness_horizon to accept it";
-      LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), DimensionTopology.BEYOND_HORIZON, detail);
-      Envelope env = record.value();
-      context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
-          DecodeProcessor.errorHeaders(record.headers(), DimensionTopology.BEYOND_HORIZON, detail)));
+      Scd2Step.Rejected r = (Scd2Step.Rejected) outcome;
+      if (!r.reason().equals(RejectReason.PROCESSING_ERROR)) { // a processing error was logged with its stack
+        LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), r.reason(), r.detail());
+      }
+      toDlq(record, r.reason(), r.detail());
     }
+  }
+
+  /** Forwards the record's original key and value, with the error headers, to the DLQ. */
+  private void toDlq(Record<byte[], Envelope> record, String reason, String detail) {
+    dlqOut.record();
+    Envelope env = record.value();
+    context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),
+        DecodeProcessor.errorHeaders(record.headers(), reason, detail)));
   }
 
   private void forwardVersion(Record<byte[], Envelope> in, VersionChange c) {
