@@ -1,27 +1,11 @@
 package io.dimstream.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.change.ChangeDecoder;
-import io.dimstream.change.Decoded;
-import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.ApplyResult;
-import io.dimstream.history.InMemoryHistoryStore;
-import io.dimstream.history.IncrementalHistory;
-import io.dimstream.model.BusinessKeys;
-import io.dimstream.model.Version;
-import io.dimstream.model.VersionChange;
+import io.dimstream.service.Backfill;
 import io.dimstream.table.CommitResult;
-import io.dimstream.table.DeltaTable;
-import java.io.BufferedWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import java.util.Iterator;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,8 +22,6 @@ import picocli.CommandLine.Option;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:the table was written", "1:bad input file or table", "2:bad spec or usage"})
 final class BackfillCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int PRUNE_EVERY = 100_000;
 
   @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
   Path config;
@@ -63,83 +45,32 @@ final class BackfillCommand implements Callable<Integer> {
       throw new CliErrors.UsageError(table + " already holds a table. Fix: backfill into a new directory, then "
           + "point the service at it (service.table_path) before its first run");
     }
-    Result r = build(spec, input, dlq);
+    Backfill backfill = new Backfill(spec);
+    Backfill.Result r;
+    try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
+        Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
+      r = backfill.build(withProgress(lines, progress), input.toString(), dlq);
+    }
     System.err.printf("Writing %,d versions to %s ...%n", r.versions().size(), table);
-    DeltaTable t = DeltaTable.openOrCreate(table, spec);
-    List<VersionChange> upserts = new ArrayList<>(r.versions().size());
-    r.versions().forEach(v -> upserts.add(new VersionChange.Upsert(v, io.dimstream.model.ChangeKind.OPEN)));
-    CommitResult c = t.commit(upserts, Map.of(), "WRITE");
+    CommitResult c = backfill.write(r, table);
     System.err.printf("Backfill of %s: %,d records read, %,d rejected, %,d versions, table version %d (%s)%n",
         spec.name(), r.read(), r.rejected(), r.versions().size(), c.version(), table.toAbsolutePath());
     return 0;
   }
 
-  /** What a backfill computed: the final versions and what it read and rejected. */
-  record Result(List<Version> versions, long read, long rejected) {}
+  private static Iterator<Backfill.Input> withProgress(InputFiles.LineReader lines, Progress progress) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return lines.hasNext();
+      }
 
-  /** Applies the file's records in order through the incremental engine and returns the final versions. */
-  static Result build(DimensionSpec spec, Path input, Path dlqFile) throws Exception {
-    ChangeDecoder decoder = ChangeDecoder.forSpec(spec);
-    IncrementalHistory engine = new IncrementalHistory(spec);
-    InMemoryHistoryStore store = new InMemoryHistoryStore();
-    Map<List<Object>, Version> rows = new HashMap<>();
-    long read = 0;
-    long rejected = 0;
-    BufferedWriter dlq = dlqFile == null ? null : Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8);
-    try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
-        Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
-      while (lines.hasNext()) {
+      @Override
+      public Backfill.Input next() {
         InputFiles.Line line = lines.next();
-        read++;
         progress.step(1);
-        if (read % PRUNE_EVERY == 0) {
-          store.prune(engine); // as the topology's punctuator does: memory follows the horizon, not the archive
-        }
-        Decoded d = decoder.decode(null, line.value(), -1);
-        if (d instanceof Decoded.Skipped) {
-          continue;
-        }
-        String reason;
-        String detail;
-        if (d instanceof Decoded.Accepted a) {
-          ApplyResult result = engine.apply(store, a.event());
-          if (result instanceof ApplyResult.Applied applied) {
-            for (VersionChange c : applied.changes()) {
-              List<Object> id = List.of(c.key(), c.validFrom());
-              if (c instanceof VersionChange.Upsert u) {
-                rows.put(id, u.version());
-              } else {
-                rows.remove(id);
-              }
-            }
-            continue;
-          }
-          ApplyResult.TooLate late = (ApplyResult.TooLate) result;
-          reason = RejectReason.BEYOND_LATENESS_HORIZON;
-          detail = "the event is older than the key's newest sequence minus the lateness horizon ("
-              + late.horizon() + ")";
-        } else {
-          Decoded.Rejected rej = (Decoded.Rejected) d;
-          reason = rej.reason();
-          detail = rej.detail();
-        }
-        rejected++;
-        if (dlq != null) {
-          ObjectNode o = JSON.createObjectNode();
-          o.put("reason", reason);
-          o.put("detail", detail);
-          o.put("record", new String(line.value(), StandardCharsets.UTF_8));
-          dlq.write(JSON.writeValueAsString(o));
-          dlq.newLine();
-        }
+        return new Backfill.Input(line.number(), line.value());
       }
-    } finally {
-      if (dlq != null) {
-        dlq.close();
-      }
-    }
-    List<Version> versions = new ArrayList<>(rows.values());
-    versions.sort(BusinessKeys.VERSION_ORDER);
-    return new Result(versions, read, rejected);
+    };
   }
 }

@@ -1,6 +1,7 @@
 package io.dimstream.cli;
 
 import io.dimstream.DimstreamException;
+import io.dimstream.config.Durations;
 import java.nio.file.Path;
 
 /** Builds the errors the commands report: what happened, why, and how to fix it. */
@@ -16,6 +17,10 @@ final class CliErrors {
     return new InputError(input + ": no such file. Fix: pass a file of change events (.jsonl or .csv) with --input");
   }
 
+  static picocli.CommandLine.TypeConversionException badDuration(String value) {
+    return new picocli.CommandLine.TypeConversionException("cannot read '" + value + "' as a duration: it is neither "
+        + "a whole number with a unit (ms, s, m, h, d) nor ISO-8601. Fix: write e.g. " + Durations.EXAMPLES);
+  }
 
   static DimstreamException produceFailed(String topic, Exception cause) {
     return new InputError("Sending to " + topic + " failed: " + cause.getMessage()

@@ -117,7 +117,7 @@ final class DemoCommand implements Callable<Integer> {
     out.printf("  change records sent     %,d%n", sent);
     out.printf("  versions in the table   %,d%n", versions);
     out.printf("  current rows            %,d%n", current);
-    out.printf("  late events spliced     %,d%n", service.lateEventsSpliced());
+    out.printf("  late events spliced     %,d%n", service.metrics().lateEventsSpliced());
     out.printf("  dead-letter records     %,d  (topic %s)%n", dlq, spec.topics().dlq());
     out.printf("  table version           %d%n", table.latest().version());
     out.printf("  table                   %s%n", tablePath);

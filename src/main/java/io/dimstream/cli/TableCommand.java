@@ -127,9 +127,9 @@ final class TableCommand implements Runnable {
       exitCodeList = {"0:done", "1:the table is missing or unreadable, or the retention is out of range",
           "2:bad usage"})
   static final class Vacuum extends Base {
-    @Option(names = "--retain", paramLabel = "DURATION", defaultValue = "P7D",
-        description = "Keep files needed by versions of the last DURATION (ISO-8601, default P7D = 7 days; "
-            + "time travel further back fails after vacuum).")
+    @Option(names = "--retain", paramLabel = "DURATION", defaultValue = "7d", converter = DurationConverter.class,
+        description = "Keep files needed by versions of the last DURATION (30d, 12h, 90m, or ISO-8601 such as "
+            + "P7D; default 7d; time travel further back fails after vacuum).")
     Duration retain;
 
     @Override
@@ -137,6 +137,14 @@ final class TableCommand implements Runnable {
       VacuumResult r = delta(t).vacuum(retain);
       out.printf("Vacuumed: %d files deleted (%,d bytes)%n", r.deletedFiles().size(), r.bytesDeleted());
       return QueryCli.OK;
+    }
+  }
+
+  /** Reads {@code --retain} with the spec's duration syntax. */
+  static final class DurationConverter implements picocli.CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      return io.dimstream.config.Durations.parse(value).orElseThrow(() -> CliErrors.badDuration(value));
     }
   }
 

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Compactor implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+  /** How long the compactor waits for the versions topic to appear before it gives up. */
+  static final Duration TOPIC_WAIT = Duration.ofSeconds(60);
 
   private final DimensionSpec spec;
   private final TableSink table;
@@ -229,16 +231,15 @@ public final class Compactor implements Runnable, AutoCloseable {
   }
 
   private List<TopicPartition> partitionsOf(KafkaConsumer<byte[], byte[]> c, String topic) {
-    long deadline = System.currentTimeMillis() + 60_000;
+    long deadline = clock.millis() + TOPIC_WAIT.toMillis();
     while (running.get()) {
       List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
       if (infos != null && !infos.isEmpty()) {
         return infos.stream().map(i -> new TopicPartition(topic, i.partition())).sorted(
             java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
       }
-      if (System.currentTimeMillis() > deadline) {
-        throw new CompactorException("The versions topic '" + topic + "' does not exist after 60 s. Start the "
-            + "topology (dimstream run) so it is created, or create it as a compacted topic.");
+      if (clock.millis() > deadline) {
+        throw CompactorErrors.missingTopic(topic, TOPIC_WAIT);
       }
       sleep(500);
     }

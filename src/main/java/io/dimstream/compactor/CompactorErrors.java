@@ -43,4 +43,10 @@ final class CompactorErrors {
         + "past it; the compactor stops so the record is not lost. Fix: make '" + dlq + "' writable (it must exist "
         + "and accept records as large as the versions topic's), then restart.", e);
   }
+
+  static CompactorException missingTopic(String topic, Duration waited) {
+    return new CompactorException("The versions topic '" + topic + "' does not exist after " + waited.toSeconds()
+        + " s, so the compactor has nothing to read. Start the topology (dimstream run) so it is created, or create "
+        + "it as a compacted topic.");
+  }
 }

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -15,8 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.avro.Schema;
 
 /** Reads a dimension spec from YAML (the format README.md documents) and validates it. */
@@ -25,7 +22,6 @@ public final class DimensionSpecLoader {
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
       "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
       "debezium");
-  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
   private DimensionSpecLoader() {}
 
@@ -242,25 +238,9 @@ public final class DimensionSpecLoader {
       return node.asLong();
     }
     String text = node.asText().trim();
-    Duration d;
-    Matcher m = SHORT_DURATION.matcher(text.toLowerCase(Locale.ROOT));
-    try {
-      if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        d = switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          case "m" -> Duration.ofMinutes(n);
-          case "h" -> Duration.ofHours(n);
-          default -> Duration.ofDays(n);
-        };
-      } else {
-        d = Duration.parse(text);
-      }
-    } catch (DateTimeParseException | ArithmeticException e) {
-      throw SpecErrors.invalid(file, "lateness_horizon", "cannot read '" + text + "' as a duration",
-          "write e.g. 30d, 12h, 90m, PT36H, or a plain number in the sequence's units");
-    }
+    Duration d = Durations.parse(text).orElseThrow(() -> SpecErrors.invalid(file, "lateness_horizon",
+        "cannot read '" + text + "' as a duration", "write e.g. 30d, 12h, 90m, PT36H, or a plain number in the "
+        + "sequence's units"));
     // from the parsed columns, so a spec described by an Avro schema gets its sequence's real units
     ColumnType firstType = declaredTypes.get(firstSeq);
     String seqType = firstType == null ? "timestamp" : firstType.toString();
@@ -340,22 +320,9 @@ public final class DimensionSpecLoader {
   }
 
   private static long durationMicros(String text, Path file, String field) {
-    Matcher m = SHORT_DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-    try {
-      if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
-          case "ms" -> n * 1000;
-          case "s" -> n * 1_000_000;
-          case "m" -> n * 60_000_000;
-          case "h" -> n * 3_600_000_000L;
-          default -> n * 86_400_000_000L;
-        };
-      }
-      return Duration.parse(text.trim()).toNanos() / 1000;
-    } catch (DateTimeParseException e) {
-      throw SpecErrors.invalid(file, field, "cannot read '" + text + "' as a duration", "write e.g. 10s, 500ms, 2m or PT10S");
-    }
+    Duration d = Durations.parse(text).orElseThrow(() -> SpecErrors.invalid(file, field,
+        "cannot read '" + text + "' as a duration", "write e.g. 10s, 500ms, 2m or PT10S"));
+    return d.toNanos() / 1000;
   }
 
   private static int positiveInt(JsonNode n, Path file, String field) {

@@ -5,14 +5,12 @@ import io.dimstream.broker.TopicProvisioner;
 import io.dimstream.codec.VersionAvro;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
-import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.SizePolicy;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
 import io.dimstream.query.http.DimensionEndpoint;
-import io.dimstream.query.http.Health;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
 import io.dimstream.topology.DimensionTopology;
@@ -26,6 +24,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -44,26 +44,38 @@ public final class DimensionService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DimensionService.class);
 
   private final DimensionSpec spec;
+  private final Clock clock;
   private EmbeddedKafkaBroker broker;
-  private KafkaStreams streams;
-  private volatile Compactor compactor;
-  private Thread compactorThread;
+  private volatile KafkaStreams streams;
+  private CompactorRunner compactor;
   private TableSinkAdapter table;
   private Map<String, Object> kafka;
   private QueryServer queryServer;
   private StreamsLiveQueries liveQueries;
   private SizePolicy sizes;
   private final StreamThreadWatch threads = new StreamThreadWatch(Clock.systemUTC());
-  private final java.util.concurrent.CountDownLatch failed = new java.util.concurrent.CountDownLatch(1);
-  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+  private final CountDownLatch failed = new CountDownLatch(1);
+  private final AtomicBoolean closed = new AtomicBoolean();
 
-  private DimensionService(DimensionSpec spec) {
+  private DimensionService(DimensionSpec spec, Clock clock) {
     this.spec = spec;
+    this.clock = clock;
   }
 
-  /** Starts everything; on failure closes what was started and rethrows. */
+  /** Starts everything with the system clock; on failure closes what was started and rethrows. */
   public static DimensionService start(DimensionSpec spec, String bootstrapOverride) {
-    DimensionService s = new DimensionService(spec);
+    return start(spec, bootstrapOverride, Clock.systemUTC());
+  }
+
+  /**
+   * Starts everything; on failure closes what was started and rethrows.
+   *
+   * @param bootstrapOverride Kafka to use instead of the spec's; null for the spec's, or an embedded broker if
+   *     the spec names none
+   * @param clock             the compactor's clock (batch intervals, lease ages)
+   */
+  public static DimensionService start(DimensionSpec spec, String bootstrapOverride, Clock clock) {
+    DimensionService s = new DimensionService(spec, clock);
     try {
       s.startAll(bootstrapOverride);
       return s;
@@ -90,6 +102,9 @@ public final class DimensionService implements AutoCloseable {
     sizes = TopicProvisioner.provision(kafka, spec).sizes();
 
     table = TableSinkAdapter.openOrCreate(spec);
+    VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
+    compactor = new CompactorRunner(spec, table, versions::decodeChange, kafka, owner(), clock, sizes,
+        failed::countDown);
     startQueryServer();
 
     StreamsBuilder builder = new StreamsBuilder();
@@ -118,49 +133,12 @@ public final class DimensionService implements AutoCloseable {
     streams.start();
     liveQueries.attach(new LiveStores(streams, spec), new HostInfo(spec.service().httpHost(), queryServer.port()));
 
-    VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
-    compactorThread = new Thread(() -> runCompactor(versions), "compactor-" + spec.name());
-    compactorThread.setDaemon(true);
-    compactorThread.start();
+    compactor.start();
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
         spec.topics().versions(), spec.service().tablePath().toAbsolutePath());
     if (versions instanceof VersionAvro avro) {
       LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
           avro.schema());
-    }
-  }
-
-  /**
-   * Runs the compactor; while another instance holds the table's lease this one stands by and retries, so a
-   * second instance of the service takes over when the first stops. Any other compactor error fails the service.
-   */
-  private void runCompactor(VersionRecordCodec versions) {
-    boolean toldStandby = false;
-    while (!closed.get()) {
-      Compactor c = new Compactor(spec, spec.service().tablePath(), table, versions::decodeChange, kafka, owner(),
-          Clock.systemUTC(), sizes);
-      compactor = c;
-      try {
-        c.run();
-        return;
-      } catch (LeaseHeldException e) {
-        if (!toldStandby) {
-          LOG.warn("Compactor standing by: {}", e.getMessage());
-          toldStandby = true;
-        }
-        sleepQuietly(5_000);
-      } catch (RuntimeException e) {
-        failed.countDown();
-        return;
-      }
-    }
-  }
-
-  private static void sleepQuietly(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
@@ -170,28 +148,12 @@ public final class DimensionService implements AutoCloseable {
     liveQueries = new StreamsLiveQueries(spec, new TableLiveQueries(versions));
     queryServer = QueryServer.builder()
         .bind(spec.service().httpHost(), spec.service().httpPort())
-        .dimension(new DimensionEndpoint(liveQueries, versions::commits, new Metrics()))
-        .health(this::health)
+        .dimension(new DimensionEndpoint(liveQueries, versions::commits, metrics()))
+        .health(new ServiceHealth(() -> streams, compactor::current, threads))
         .build()
         .start();
     LOG.info("Query endpoint on http://{}:{}/ (timeline page), /dimensions/{}/keys/<key>", spec.service().httpHost(),
         queryServer.port(), spec.name());
-  }
-
-  private Health health() {
-    KafkaStreams.State state = streams == null ? null : streams.state();
-    Compactor c = compactor;
-    Throwable f = c == null ? null : c.failure();
-    String compactorState = c == null ? "starting" : f == null ? "running"
-        : f instanceof LeaseHeldException ? "standby (another instance writes the table)" : "failed: " + f.getMessage();
-    java.util.Optional<String> threadProblem = threads.problem();
-    boolean up = state != null && state.isRunningOrRebalancing() && threadProblem.isEmpty()
-        && (f == null || f instanceof LeaseHeldException);
-    Map<String, String> details = new java.util.LinkedHashMap<>();
-    details.put("streams", String.valueOf(state));
-    threadProblem.ifPresent(p -> details.put("stream_threads", p));
-    details.put("compactor", compactorState);
-    return new Health(up, details);
   }
 
   /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */
@@ -199,52 +161,9 @@ public final class DimensionService implements AutoCloseable {
     return queryServer.port();
   }
 
-  /** The counters behind {@code /metrics}, read from the topology's Streams metrics and the compactor. */
-  private final class Metrics implements ServiceMetrics {
-    @Override
-    public long eventsIn() {
-      // a skipped Debezium tombstone was read too: it is neither an event nor a DLQ record
-      return (long) (metricTotal("events-in-total") + metricTotal("dlq-records-total")
-          + metricTotal("tombstones-skipped-total"));
-    }
-
-    @Override
-    public long versionsOut() {
-      return (long) metricTotal("versions-out-total");
-    }
-
-    @Override
-    public long lateEventsSpliced() {
-      return DimensionService.this.lateEventsSpliced();
-    }
-
-    @Override
-    public long dlqRecords() {
-      Compactor c = compactor;
-      return (long) metricTotal("dlq-records-total") + (c == null ? 0 : c.deadLettered());
-    }
-
-    @Override
-    public long compactionLag() {
-      return compactor == null ? 0 : Math.max(0, compactor.lag());
-    }
-
-    @Override
-    public long lastCommitVersion() {
-      return table == null ? -1 : table.latestVersion();
-    }
-
-    @Override
-    public long streamThreadFailures() {
-      return threads.failures();
-    }
-
-    @Override
-    public long compactorFailed() {
-      Compactor c = compactor;
-      Throwable f = c == null ? null : c.failure();
-      return f == null || f instanceof LeaseHeldException ? 0 : 1;
-    }
+  /** The counters of {@code /metrics}: the topology's, the compactor's lag and the table's version. */
+  public ServiceMetrics metrics() {
+    return new ServiceMetricsReader(() -> streams, compactor::current, table, threads);
   }
 
   /** A restarted instance on the same host and data directory owns the same table lease. */
@@ -280,8 +199,9 @@ public final class DimensionService implements AutoCloseable {
     return streams;
   }
 
+  /** The compactor of the current attempt (a new one after each stand-by retry); null before the first. */
   public Compactor compactor() {
-    return compactor;
+    return compactor.current();
   }
 
   /** The size policy settled at start (see {@link TopicProvisioner#provision}). */
@@ -296,26 +216,6 @@ public final class DimensionService implements AutoCloseable {
   /** Blocks until a part of the service fails (Streams in ERROR, or the compactor stopped with an error). */
   public void awaitFailure() throws InterruptedException {
     failed.await();
-  }
-
-  /** The number of late events spliced into history so far, from the topology's metrics. */
-  public long lateEventsSpliced() {
-    return (long) metricTotal("late-events-spliced-total");
-  }
-
-  /** Sums a dimstream metric of the topology over every stream thread and task of this instance. */
-  public double metricTotal(String name) {
-    if (streams == null) {
-      return 0;
-    }
-    double sum = 0;
-    for (var e : streams.metrics().entrySet()) {
-      if (e.getKey().name().equals(name) && e.getKey().group().equals("dimstream")
-          && e.getValue().metricValue() instanceof Number n) {
-        sum += n.doubleValue();
-      }
-    }
-    return sum;
   }
 
   /** Stops in reverse order: streams flush and commit, the compactor commits what it read, the broker last. */

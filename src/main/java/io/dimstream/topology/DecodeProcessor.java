@@ -1,8 +1,6 @@
 package io.dimstream.topology;
 
-import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
-import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
 import io.dimstream.model.ChangeEvent;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +21,7 @@ import org.slf4j.LoggerFactory;
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
 
-  private final ChangeDecoder decoder;
+  private final Scd2Step step;
   private final EventJson json;
   private final RecordSizes sizes;
   private ProcessorContext<byte[], Envelope> context;
@@ -31,8 +29,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private org.apache.kafka.common.metrics.Sensor rejected;
   private org.apache.kafka.common.metrics.Sensor skipped;
 
-  DecodeProcessor(ChangeDecoder decoder, EventJson json, RecordSizes sizes) {
-    this.decoder = decoder;
+  DecodeProcessor(Scd2Step step, EventJson json, RecordSizes sizes) {
+    this.step = step;
     this.json = json;
     this.sizes = sizes;
   }
@@ -41,8 +39,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   public void init(ProcessorContext<byte[], Envelope> context) {
     this.context = context;
     this.metrics = new TopologyMetrics(context);
-    this.rejected = metrics.counter("decode", TopologyMetrics.DLQ_RECORDS, "records rejected by the decoder");
-    this.skipped = metrics.counter("decode", TopologyMetrics.TOMBSTONES_SKIPPED,
+    this.rejected = metrics.counter("decode", TopologyMetrics.Counter.DLQ_RECORDS, "records rejected by the decoder");
+    this.skipped = metrics.counter("decode", TopologyMetrics.Counter.TOMBSTONES_SKIPPED,
         "Debezium tombstones after deletes, skipped under delete: debezium");
   }
 
@@ -61,14 +59,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       context.forward(sizes.deadLetter(record, size));
       return;
     }
-    Decoded result;
-    try {
-      result = decoder.decode(record.key(), record.value(), record.timestamp());
-    } catch (RuntimeException e) {
-      // a decoder bug must not stop the service; the record still reaches the DLQ with a reason
-      LOG.error("The decoder failed on the record at {}", where(context), e);
-      result = new Decoded.Rejected(RejectReason.PROCESSING_ERROR, "the decoder failed: " + e);
-    }
+    Decoded result = step.decode(record.key(), record.value(), record.timestamp(), () -> where(context));
     if (result instanceof Decoded.Skipped) {
       skipped.record();
       return;

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
+import java.util.function.Predicate;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -123,6 +125,8 @@ public final class DimensionTopology {
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval,
       SizePolicy sizes) {
+    // store and client failures are Kafka Streams' to handle; any other failure is the record's, for the DLQ
+    Predicate<RuntimeException> kafkaFailures = e -> e instanceof KafkaException;
     VersionRecordCodec versions;
     try {
       versions = VersionRecordCodec.forSpec(spec);
@@ -139,7 +143,8 @@ public final class DimensionTopology {
 
     KStream<byte[], Envelope> decoded = builder
         .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-        .process(() -> new DecodeProcessor(decoder, json, recordSizes), Named.as(DECODE_PROCESSOR));
+        .process(() -> new DecodeProcessor(new Scd2Step(spec, decoder, kafkaFailures), json, recordSizes),
+            Named.as(DECODE_PROCESSOR));
 
     var routes = decoded.split(Named.as("decoded-"))
         .branch((k, v) -> !v.rejected(), Branched.as("accepted"))
@@ -150,7 +155,8 @@ public final class DimensionTopology {
 
     KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
         .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
-        .process(() -> new Scd2Processor(spec, versions, pruneInterval, decoder, recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
+        .process(() -> new Scd2Processor(spec, new Scd2Step(spec, decoder, kafkaFailures), versions, pruneInterval,
+            recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))

@@ -1,6 +1,5 @@
 package io.dimstream.topology;
 
-import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
@@ -38,11 +37,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private static final Logger LOG = LoggerFactory.getLogger(Scd2Processor.class);
 
   private final DimensionSpec spec;
+  private final Scd2Step step;
   private final IncrementalHistory history;
   private final EventJson eventJson;
   private final VersionRecordCodec versions;
   private final Duration pruneInterval;
-  private final ChangeDecoder decoder;
   private final RecordSizes sizes;
   private ProcessorContext<OutKey, byte[]> context;
   private KeyValueStore<Bytes, byte[]> currentStore;
@@ -53,12 +52,12 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private org.apache.kafka.common.metrics.Sensor lateSpliced;
   private org.apache.kafka.common.metrics.Sensor dlqOut; // every record this processor sends to the DLQ
 
-  Scd2Processor(DimensionSpec spec, VersionRecordCodec versions, Duration pruneInterval, ChangeDecoder decoder,
+  Scd2Processor(DimensionSpec spec, Scd2Step step, VersionRecordCodec versions, Duration pruneInterval,
       RecordSizes sizes) {
     this.spec = spec;
-    this.decoder = decoder;
+    this.step = step;
     this.sizes = sizes;
-    this.history = new IncrementalHistory(spec);
+    this.history = step.history();
     this.eventJson = new EventJson(spec);
     this.versions = versions;
     this.pruneInterval = pruneInterval;
@@ -68,10 +67,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   public void init(ProcessorContext<OutKey, byte[]> context) {
     this.context = context;
     this.metrics = new TopologyMetrics(context);
-    eventsIn = metrics.counter("scd2", TopologyMetrics.EVENTS_IN, "change events applied to history");
-    versionsOut = metrics.counter("scd2", TopologyMetrics.VERSIONS_OUT, "version records emitted");
-    lateSpliced = metrics.counter("scd2", TopologyMetrics.LATE_SPLICED, "late events spliced into history");
-    dlqOut = metrics.counter("scd2", TopologyMetrics.DLQ_RECORDS, "events beyond the lateness horizon or failing");
+    eventsIn = metrics.counter("scd2", TopologyMetrics.Counter.EVENTS_IN, "change events applied to history");
+    versionsOut = metrics.counter("scd2", TopologyMetrics.Counter.VERSIONS_OUT, "version records emitted");
+    lateSpliced = metrics.counter("scd2", TopologyMetrics.Counter.LATE_SPLICED, "late events spliced into history");
+    dlqOut = metrics.counter("scd2", TopologyMetrics.Counter.DLQ_RECORDS, "events beyond the lateness horizon or failing");
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
     this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
@@ -86,35 +85,36 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     store.useKey(key, record.key());
     Envelope env = record.value();
     ChangeEvent event;
-    ApplyResult result;
+    Scd2Step.Outcome outcome;
     try {
-      Decoded decoded = decoder.decode(env.sourceKey(), env.sourceValue(), record.timestamp());
+      Decoded decoded = step.decode(env.sourceKey(), env.sourceValue(), record.timestamp(),
+          () -> DecodeProcessor.where(context));
       if (decoded instanceof Decoded.Rejected r) {
         // the decoder accepted this record upstream; only a decoder changed in between (an upgrade) gets here
-        deadLetter(record, r.reason(), r.detail());
+        reject(record, r.reason(), r.detail());
         return;
       }
       event = ((Decoded.Accepted) decoded).event();
       int eventBytes = eventJson.encodeEvent(event).length;
       if (eventBytes > sizes.policy().maxEventBytes()) {
-        deadLetter(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
+        reject(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
             + sizes.policy().maxEventBytes() + " bytes that keeps every version and state record within Kafka's "
             + "limits (service.max_record_bytes plus " + io.dimstream.config.SizePolicy.HEADER_ALLOWANCE
             + "); raise service.max_record_bytes to apply it");
         return;
       }
-      result = history.apply(store, event);
     } catch (KafkaException e) {
-      throw e; // store or client failures are Kafka Streams' to handle
+      throw e;
     } catch (RuntimeException e) {
-      // A bug must not stop the dimension: the engine computes before it writes, so nothing was stored; the record
-      // goes to the DLQ (and can be replayed from there once fixed) and processing continues.
+      // stored by our own DecodeProcessor, so a failure here is a bug: to the DLQ like any processing failure
       LOG.error("Processing failed for the record at {}; sent to the DLQ as {}", DecodeProcessor.where(context),
           RejectReason.PROCESSING_ERROR, e);
-      deadLetter(record, RejectReason.PROCESSING_ERROR, "processing failed: " + e);
+      toDlq(record, RejectReason.PROCESSING_ERROR, "processing failed: " + e);
       return;
     }
-    if (result instanceof ApplyResult.Applied applied) {
+    outcome = step.apply(store, event, () -> DecodeProcessor.where(context));
+    if (outcome instanceof Scd2Step.Applied a) {
+      ApplyResult.Applied applied = a.result();
       eventsIn.record();
       if (applied.late()) {
         lateSpliced.record();
@@ -124,24 +124,21 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       }
       versionsOut.record(applied.changes().size());
     } else {
-      dlqOut.record();
-      ApplyResult.TooLate late = (ApplyResult.TooLate) result;
-      String detail = "event of key " + key + " at sequence " + event.sequence() + " is older than the key's newest ("
-          + late.newest() + ") minus the lateness horizon (" + late.horizon() + "); raise lateness_horizon to accept it";
-      LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), DimensionTopology.BEYOND_HORIZON, detail);
-      forwardDeadLetter(record, DimensionTopology.BEYOND_HORIZON, detail);
+      Scd2Step.Rejected r = (Scd2Step.Rejected) outcome;
+      reject(record, r.reason(), r.detail());
     }
   }
 
-  private void deadLetter(Record<byte[], Envelope> record, String reason, String detail) {
+  /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */
+  private void reject(Record<byte[], Envelope> record, String reason, String detail) {
     if (!RejectReason.PROCESSING_ERROR.equals(reason)) {
       LOG.warn("Rejected record at {}: {} ({})", DecodeProcessor.where(context), reason, detail);
     }
-    forwardDeadLetter(record, reason, detail);
+    toDlq(record, reason, detail);
   }
 
-  /** The original key and value, unchanged, with the error headers. */
-  private void forwardDeadLetter(Record<byte[], Envelope> record, String reason, String detail) {
+  /** Forwards the record's original key and value, with the error headers, to the DLQ. */
+  private void toDlq(Record<byte[], Envelope> record, String reason, String detail) {
     dlqOut.record();
     Envelope env = record.value();
     context.forward(new Record<>(new OutKey(null, env.sourceKey()), env.sourceValue(), record.timestamp(),

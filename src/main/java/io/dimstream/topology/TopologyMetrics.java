@@ -3,23 +3,45 @@ package io.dimstream.topology;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 
 /**
- * The topology's own counters, registered with Kafka Streams' metrics (group {@code dimstream}, one set per task)
- * so they show up in {@code KafkaStreams.metrics()}, JMX and the query endpoint's {@code /metrics}.
+ * The topology's own counters, registered with Kafka Streams' metrics (group {@value #GROUP}, one set per task and
+ * processor) so they show up in {@code KafkaStreams.metrics()}, JMX and the query endpoint's {@code /metrics}.
+ * Read them with {@link #total}.
  */
-final class TopologyMetrics implements AutoCloseable {
+public final class TopologyMetrics implements AutoCloseable {
   /** Metric group of every dimstream counter. */
-  static final String GROUP = "dimstream";
-  static final String EVENTS_IN = "events-in-total";
-  static final String VERSIONS_OUT = "versions-out-total";
-  static final String LATE_SPLICED = "late-events-spliced-total";
-  static final String DLQ_RECORDS = "dlq-records-total";
-  static final String TOMBSTONES_SKIPPED = "tombstones-skipped-total";
+  public static final String GROUP = "dimstream";
+
+  /** The counters, by their Kafka metric name; each is a cumulative sum that only grows while a task runs. */
+  public enum Counter {
+    /** Change events applied to history (on time or late). */
+    EVENTS_IN("events-in-total"),
+    /** Version records emitted to the versions topic. */
+    VERSIONS_OUT("versions-out-total"),
+    /** Late events spliced into a key's history. */
+    LATE_SPLICED("late-events-spliced-total"),
+    /** Records sent to the dead-letter topic, by the decoder and by the SCD2 processor. */
+    DLQ_RECORDS("dlq-records-total"),
+    /** Debezium tombstones that follow deletes, skipped under {@code delete: debezium}. */
+    TOMBSTONES_SKIPPED("tombstones-skipped-total");
+
+    private final String metricName;
+
+    Counter(String metricName) {
+      this.metricName = metricName;
+    }
+
+    /** The name of the metric in group {@value TopologyMetrics#GROUP}. */
+    public String metricName() {
+      return metricName;
+    }
+  }
 
   private final ProcessorContext<?, ?> context;
   private final List<Sensor> sensors = new ArrayList<>();
@@ -28,9 +50,26 @@ final class TopologyMetrics implements AutoCloseable {
     this.context = context;
   }
 
+  /**
+   * Sums {@code counter} over every task and processor in {@code metrics} (e.g. {@code KafkaStreams.metrics()}).
+   *
+   * @return 0 when no task registered it yet
+   */
+  public static double total(Map<MetricName, ? extends Metric> metrics, Counter counter) {
+    double sum = 0;
+    for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
+      if (e.getKey().name().equals(counter.metricName()) && e.getKey().group().equals(GROUP)
+          && e.getValue().metricValue() instanceof Number n) {
+        sum += n.doubleValue();
+      }
+    }
+    return sum;
+  }
+
   /** A counter for this task; sensor names carry the processor and task so tasks never collide. */
-  Sensor counter(String processor, String metric, String description) {
+  Sensor counter(String processor, Counter counter, String description) {
     String task = context.taskId().toString();
+    String metric = counter.metricName();
     Sensor sensor = context.metrics().addSensor(GROUP + "." + processor + "." + task + "." + metric,
         Sensor.RecordingLevel.INFO);
     sensor.add(new MetricName(metric, GROUP, description, Map.of("task-id", task, "processor", processor)),

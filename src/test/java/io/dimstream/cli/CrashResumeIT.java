@@ -4,6 +4,7 @@ import io.dimstream.service.CatchUp;
 import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
@@ -23,9 +24,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,10 +84,10 @@ class CrashResumeIT {
     }
     phase("crash 2, table caught up: " + tableCaughtUp(spec, kafka));
 
-    // Crash 3: very early, while the JVM starts and Streams restores its stores.
+    // Crash 3: very early, as soon as this run has started Streams (which then restores its stores).
+    long startsBefore = startedRuns();
     try (ServiceProcess service = ServiceProcess.start(log, args)) {
-      Thread.sleep(2_500);
-      assertThat(service.isAlive()).as("the service is still starting when killed; see " + log).isTrue();
+      awaitOrFail(service, () -> startedRuns() > startsBefore, "the service to start Streams");
       service.kill();
     }
 
@@ -175,18 +178,26 @@ class CrashResumeIT {
     return out;
   }
 
-  private void awaitOrFail(ServiceProcess service, BooleanSupplier condition, String what) throws Exception {
-    long deadline = System.nanoTime() + PHASE_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!service.isAlive()) {
-        fail("The service died while waiting for " + what + ":\n" + tail());
-      }
-      if (condition.getAsBoolean()) {
-        return;
-      }
-      Thread.sleep(100);
+  private void awaitOrFail(ServiceProcess service, Callable<Boolean> condition, String what) throws Exception {
+    try {
+      await(what).atMost(PHASE_TIMEOUT).pollInterval(Duration.ofMillis(100))
+          .failFast("the service died", () -> !service.isAlive())
+          .until(condition);
+    } catch (TerminalFailureException e) {
+      fail("The service died while waiting for " + what + ":\n" + tail());
+    } catch (ConditionTimeoutException e) {
+      fail("Timed out after " + PHASE_TIMEOUT.toSeconds() + " s waiting for " + what + ":\n" + tail());
     }
-    fail("Timed out after " + PHASE_TIMEOUT.toSeconds() + " s waiting for " + what + ":\n" + tail());
+  }
+
+  /** How many runs have logged that they started Streams (the log collects every run of this test). */
+  private long startedRuns() throws Exception {
+    if (!Files.exists(log)) {
+      return 0;
+    }
+    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
+      return lines.filter(l -> l.contains("dimstream customers_crash running: ")).count();
+    }
   }
 
   private String tail() throws Exception {

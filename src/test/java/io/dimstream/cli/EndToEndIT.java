@@ -88,7 +88,7 @@ class EndToEndIT {
           .containsExactlyInAnyOrder(BROKEN_JSON, MISSING_KEY);
       assertThat(dead).extracting(r -> new String(r.headers().lastHeader("dimstream.error").value(), StandardCharsets.UTF_8))
           .containsExactlyInAnyOrder("malformed-json", "missing-key");
-      assertThat(service.lateEventsSpliced()).isPositive();
+      assertThat(service.metrics().lateEventsSpliced()).isPositive();
     }
 
     assertThat(sorted(KernelReader.latest(dir.resolve("table"), spec))).containsExactlyElementsOf(expected);

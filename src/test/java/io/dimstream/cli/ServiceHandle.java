@@ -43,7 +43,7 @@ public final class ServiceHandle implements AutoCloseable {
 
   /** The topology's late-events-spliced counter. */
   public long lateEventsSpliced() {
-    return service.lateEventsSpliced();
+    return service.metrics().lateEventsSpliced();
   }
 
   @Override

@@ -64,6 +64,29 @@ class TableCommandTest {
   }
 
   @Test
+  void shouldReadTheRetentionInTheSpecsDurationSyntaxAndInIso8601() {
+    Path t = dir.resolve("t");
+    QueryTables.write(t, CUSTOMERS, List.of(customer(1, "2026-01-01T00:00:00Z", null, "Paris", "gold", "A")));
+
+    for (String retain : List.of("7d", "12h", "90m", "0s", "P7D", "PT36H")) {
+      QueryCommandTest.Run ok = table("vacuum", "--table", t.toString(), "--retain", retain);
+      assertThat(ok.code()).as("--retain %s: %s", retain, ok.err()).isZero();
+    }
+    // 30 days is longer than the 7 days the log remembers removed files: read right, then refused by the table.
+    QueryCommandTest.Run tooLong = table("vacuum", "--table", t.toString(), "--retain", "30d");
+    assertThat(tooLong.code()).isEqualTo(1);
+    assertThat(tooLong.err()).contains("vacuum retention PT720H is negative or longer than");
+  }
+
+  @Test
+  void shouldExitWith2AndShowBothSyntaxesOnAnUnreadableRetention() {
+    QueryCommandTest.Run r = table("vacuum", "--table", dir.resolve("t").toString(), "--retain", "30 days");
+
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("cannot read '30 days' as a duration").contains("30d").contains("P7D");
+  }
+
+  @Test
   void shouldExitWith1OnAMissingTable() {
     QueryCommandTest.Run r = table("verify", "--table", dir.resolve("none").toString());
     assertThat(r.code()).isEqualTo(1);

@@ -16,6 +16,10 @@ import io.dimstream.history.Scd2Fold;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +72,9 @@ class TwoCompactorsIT {
           .hasMessageContaining("Only one compactor may write a table");
       assertThat(intruder.failure()).isInstanceOf(LeaseHeldException.class);
       assertThat(service.compactor().failure()).as("the lease holder keeps running").isNull();
+      HttpResponse<String> up = health(service);
+      assertThat(up.statusCode()).as(up.body()).isEqualTo(200);
+      assertThat(up.body()).contains("\"compactor\":\"running\"");
       assertThat(DeltaTable.open(table).latest().version()).isEqualTo(before);
 
       // A successor whose clock runs 10 minutes ahead sees the lease as abandoned and takes it over.
@@ -82,6 +89,9 @@ class TwoCompactorsIT {
         assertThat(service.compactor().failure())
             .isInstanceOf(CompactorException.class)
             .hasMessageContaining("was taken over by successor:/elsewhere");
+        HttpResponse<String> down = health(service);
+        assertThat(down.statusCode()).as("/health once the compactor failed").isEqualTo(503);
+        assertThat(down.body()).contains("\"compactor\":\"failed: The compactor lease");
 
         ProduceCommand.produce(spec, second, service.kafka());
         TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
@@ -98,6 +108,12 @@ class TwoCompactorsIT {
     assertThat(EndToEndIT.sorted(KernelReader.latest(table, spec)))
         .containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
     assertLogIsValid(table);
+  }
+
+  private static HttpResponse<String> health(DimensionService service) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + service.httpPort() + "/health")).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static boolean caughtUp(DimensionService service, DimensionSpec spec) throws InterruptedException {

@@ -1,0 +1,52 @@
+package io.dimstream.service;
+
+import io.dimstream.compactor.Compactor;
+import io.dimstream.compactor.LeaseHeldException;
+import io.dimstream.query.http.Health;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * The answer of {@code /health} for one running dimension: up while Kafka Streams runs or rebalances and the
+ * compactor runs or stands by for another instance, and stream threads do not keep failing; every condition that makes the service down belongs here.
+ */
+final class ServiceHealth implements Supplier<Health> {
+  private final Supplier<KafkaStreams> streams;
+  private final Supplier<Compactor> compactor;
+  private final StreamThreadWatch threads;
+
+  /** Both suppliers may return null while the service starts. */
+  ServiceHealth(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, StreamThreadWatch threads) {
+    this.streams = streams;
+    this.compactor = compactor;
+    this.threads = threads;
+  }
+
+  @Override
+  public Health get() {
+    KafkaStreams s = streams.get();
+    KafkaStreams.State state = s == null ? null : s.state();
+    Compactor c = compactor.get();
+    Throwable f = c == null ? null : c.failure();
+    boolean streamsUp = state != null && state.isRunningOrRebalancing();
+    boolean compactorUp = f == null || f instanceof LeaseHeldException;
+    java.util.Optional<String> threadProblem = threads.problem();
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("streams", String.valueOf(state));
+    threadProblem.ifPresent(p -> details.put("stream_threads", p));
+    details.put("compactor", compactorState(c, f));
+    return new Health(streamsUp && threadProblem.isEmpty() && compactorUp, details);
+  }
+
+  private static String compactorState(Compactor c, Throwable f) {
+    if (c == null) {
+      return "starting";
+    }
+    if (f == null) {
+      return "running";
+    }
+    return f instanceof LeaseHeldException ? "standby (another instance writes the table)" : "failed: " + f.getMessage();
+  }
+}

@@ -1,0 +1,95 @@
+package io.dimstream.compactor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dimstream.broker.BrokerExtension;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.model.VersionChange;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The compactor against a real broker. */
+class CompactorIT {
+  @RegisterExtension
+  static final BrokerExtension KAFKA = new BrokerExtension();
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void shouldGiveUpOnAMissingVersionsTopicWhenItsClockSaysTheWaitIsOver() {
+    DimensionSpec spec = DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
+    Map<String, Object> kafka = new HashMap<>(KAFKA.clientProperties());
+    kafka.put("allow.auto.create.topics", "false"); // the topic must stay missing
+    // Each reading of this clock is 20 s later: the 60 s wait is over after a few polls, not a minute of real time.
+    Compactor compactor = new Compactor(spec, dir.resolve("table"), new EmptySink(), (k, v) -> null, kafka,
+        "test-owner", new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"), Duration.ofSeconds(20)));
+
+    long started = System.nanoTime();
+    assertThatThrownBy(compactor::run)
+        .isInstanceOf(CompactorException.class)
+        .hasMessageContaining("The versions topic '" + spec.topics().versions() + "' does not exist after 60 s")
+        .hasMessageContaining("dimstream run");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+    assertThat(compactor.failure()).isInstanceOf(CompactorException.class);
+  }
+
+  /** A table that holds nothing; the compactor under test never gets as far as committing. */
+  private static final class EmptySink implements TableSink {
+    @Override
+    public OptionalLong txnVersion(String appId) {
+      return OptionalLong.empty();
+    }
+
+    @Override
+    public String commit(List<VersionChange> changes, Map<String, Long> txns) {
+      throw new AssertionError("nothing to commit: the versions topic does not exist");
+    }
+
+    @Override
+    public long latestVersion() {
+      return -1;
+    }
+  }
+
+  /** A clock that moves forward by {@code step} each time it is read. */
+  private static final class SteppingClock extends Clock {
+    private Instant now;
+    private final Duration step;
+
+    SteppingClock(Instant start, Duration step) {
+      this.now = start;
+      this.step = step;
+    }
+
+    @Override
+    public synchronized Instant instant() {
+      Instant t = now;
+      now = now.plus(step);
+      return t;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+  }
+}
