@@ -1,6 +1,7 @@
 package io.dimstream.topology;
 
 import io.dimstream.change.Decoded;
+import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
 import io.dimstream.model.ChangeEvent;
 import java.nio.charset.StandardCharsets;
