@@ -9,9 +9,9 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
-import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import java.io.BufferedWriter;
@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -82,7 +81,7 @@ final class BackfillCommand implements Callable<Integer> {
     ChangeDecoder decoder = ChangeDecoder.forSpec(spec);
     IncrementalHistory engine = new IncrementalHistory(spec);
     InMemoryHistoryStore store = new InMemoryHistoryStore();
-    Map<List<Object>, Version> rows = new HashMap<>();
+    VersionsById rows = new VersionsById();
     long read = 0;
     long rejected = 0;
     BufferedWriter dlq = dlqFile == null ? null : Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8);
@@ -101,14 +100,7 @@ final class BackfillCommand implements Callable<Integer> {
         if (d instanceof Decoded.Accepted a) {
           ApplyResult result = engine.apply(store, a.event());
           if (result instanceof ApplyResult.Applied applied) {
-            for (VersionChange c : applied.changes()) {
-              List<Object> id = List.of(c.key(), c.validFrom());
-              if (c instanceof VersionChange.Upsert u) {
-                rows.put(id, u.version());
-              } else {
-                rows.remove(id);
-              }
-            }
+            rows.apply(applied.changes());
             continue;
           }
           ApplyResult.TooLate late = (ApplyResult.TooLate) result;
@@ -135,8 +127,6 @@ final class BackfillCommand implements Callable<Integer> {
         dlq.close();
       }
     }
-    List<Version> versions = new ArrayList<>(rows.values());
-    versions.sort(BusinessKeys.VERSION_ORDER);
-    return new Result(versions, read, rejected);
+    return new Result(rows.sorted(), read, rejected);
   }
 }

@@ -9,6 +9,7 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -173,7 +174,7 @@ public final class VersionAvro implements VersionRecordCodec {
   }
 
   /** Decodes a record key (the JSON identity). */
-  public VersionJson.Key decodeKey(byte[] bytes) {
+  public VersionId decodeKey(byte[] bytes) {
     return json.decodeKey(bytes);
   }
 
@@ -284,8 +285,8 @@ public final class VersionAvro implements VersionRecordCodec {
   @Override
   public VersionChange decodeChange(byte[] key, byte[] value) {
     if (value == null) {
-      VersionJson.Key k = json.decodeKey(key);
-      return new VersionChange.Retraction(k.key(), k.validFrom());
+      VersionId id = json.decodeKey(key);
+      return new VersionChange.Retraction(id.key(), id.validFrom());
     }
     VersionJson.Row row = decodeValue(value);
     return new VersionChange.Upsert(row.version(), row.kind());

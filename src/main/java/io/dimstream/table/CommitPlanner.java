@@ -2,9 +2,9 @@ package io.dimstream.table;
 
 import io.dimstream.config.Column;
 import io.dimstream.model.BusinessKey;
-import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,8 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class CommitPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(CommitPlanner.class);
-  /** A version's identity: business key and full opening sequence. */
-  record Identity(BusinessKey key, Sequence validFrom) {}
 
   /** The files written and removed, and the row counts for commitInfo's operationMetrics. */
   record Plan(List<AddFile> added, List<AddFile> removed, long inserted, long updated, long deleted, long copied,
@@ -67,10 +65,10 @@ final class CommitPlanner {
   }
 
   Plan plan(List<VersionChange> changes) {
-    Map<Identity, VersionChange> last = new LinkedHashMap<>();
+    Map<VersionId, VersionChange> last = new LinkedHashMap<>();
     for (VersionChange c : changes) {
       VersionChange n = normalize(c);
-      last.put(new Identity(n.key(), n.validFrom()), n);
+      last.put(new VersionId(n.key(), n.validFrom()), n);
     }
     Map<Integer, List<AddFile>> currentByBucket = new HashMap<>();
     List<AddFile> unbucketed = new ArrayList<>();
@@ -98,37 +96,37 @@ final class CommitPlanner {
     }
     // current partition: read every touched bucket (all of them when another engine left unbucketed files)
     Set<Integer> touched = new HashSet<>();
-    for (Identity id : last.keySet()) {
+    for (VersionId id : last.keySet()) {
       touched.add(Buckets.of(id.key(), buckets));
     }
     if (!unbucketed.isEmpty()) {
       touched.addAll(currentByBucket.keySet());
     }
-    Map<Integer, Map<Identity, Version>> bucketRows = new HashMap<>();
+    Map<Integer, Map<VersionId, Version>> bucketRows = new HashMap<>();
     Set<Integer> dirty = new HashSet<>();
     List<AddFile> removed = new ArrayList<>();
     long rowsRead = 0;
     for (int b : touched) {
-      Map<Identity, Version> rows = bucketRows.computeIfAbsent(b, x -> new HashMap<>());
+      Map<VersionId, Version> rows = bucketRows.computeIfAbsent(b, x -> new HashMap<>());
       for (AddFile f : currentByBucket.getOrDefault(b, List.of())) {
         rowsRead += readInto(f, rows);
       }
     }
     for (AddFile f : unbucketed) {
-      Map<Identity, Version> tmp = new HashMap<>();
+      Map<VersionId, Version> tmp = new HashMap<>();
       rowsRead += readInto(f, tmp);
       tmp.forEach((id, v) -> bucketRows.computeIfAbsent(Buckets.of(id.key(), buckets), x -> new HashMap<>()).put(id, v));
       removed.add(f);
       dirty.addAll(touched);
     }
     // closed partition: only files whose statistics admit a changed identity, and only if it is really there
-    Set<Identity> unresolved = new HashSet<>();
-    for (Identity id : last.keySet()) {
+    Set<VersionId> unresolved = new HashSet<>();
+    for (VersionId id : last.keySet()) {
       if (!bucketRows.get(Buckets.of(id.key(), buckets)).containsKey(id)) {
         unresolved.add(id);
       }
     }
-    Set<Identity> foundClosed = new HashSet<>();
+    Set<VersionId> foundClosed = new HashSet<>();
     List<List<Version>> keptClosed = new ArrayList<>();
     long copied = resolveClosed(closedFiles, unresolved, foundClosed, keptClosed, removed);
     // apply the changes, the last one per identity
@@ -136,10 +134,10 @@ final class CommitPlanner {
     long updated = 0;
     long deleted = 0;
     List<Version> newClosed = new ArrayList<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
-      Identity id = e.getKey();
+    for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
+      VersionId id = e.getKey();
       int b = Buckets.of(id.key(), buckets);
-      Map<Identity, Version> rows = bucketRows.get(b);
+      Map<VersionId, Version> rows = bucketRows.get(b);
       boolean existed = rows.remove(id) != null;
       if (existed) {
         dirty.add(b);
@@ -166,7 +164,7 @@ final class CommitPlanner {
     String currentDir = layout.isCurrent + "=true";
     for (int b : new TreeSet<>(dirty)) {
       removed.addAll(currentByBucket.getOrDefault(b, List.of()));
-      Map<Identity, Version> rows = bucketRows.get(b);
+      Map<VersionId, Version> rows = bucketRows.get(b);
       if (!rows.isEmpty()) {
         List<Version> sorted = new ArrayList<>(rows.values());
         sorted.sort(ValueOrder.BY_IDENTITY);
@@ -194,7 +192,7 @@ final class CommitPlanner {
     }
   }
 
-  static int compareIdentity(Identity a, Identity b) {
+  static int compareIdentity(VersionId a, VersionId b) {
     int c = ValueOrder.compareKeys(a.key(), b.key());
     return c != 0 ? c : a.validFrom().compareTo(b.validFrom());
   }
@@ -204,20 +202,20 @@ final class CommitPlanner {
    * merged in one pass with the bucket's changes, sorted the same way, so memory holds the changes and one
    * row group, never a whole bucket.
    */
-  private Plan mergePlan(Map<Identity, VersionChange> last, Map<Integer, List<AddFile>> currentByBucket,
+  private Plan mergePlan(Map<VersionId, VersionChange> last, Map<Integer, List<AddFile>> currentByBucket,
       List<AddFile> closedFiles) {
-    Map<Integer, List<Map.Entry<Identity, VersionChange>>> byBucket = new TreeMap<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
+    Map<Integer, List<Map.Entry<VersionId, VersionChange>>> byBucket = new TreeMap<>();
+    for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
       byBucket.computeIfAbsent(Buckets.of(e.getKey().key(), buckets), x -> new ArrayList<>()).add(e);
     }
     List<AddFile> removed = new ArrayList<>();
-    Set<Identity> foundCurrent = new HashSet<>();
+    Set<VersionId> foundCurrent = new HashSet<>();
     long copied = 0;
     long output = 0;
     String currentDir = layout.isCurrent + "=true";
     String currentCodecName = currentCodec.name().toLowerCase(Locale.ROOT);
-    for (Map.Entry<Integer, List<Map.Entry<Identity, VersionChange>>> bucket : byBucket.entrySet()) {
-      List<Map.Entry<Identity, VersionChange>> changes = bucket.getValue();
+    for (Map.Entry<Integer, List<Map.Entry<VersionId, VersionChange>>> bucket : byBucket.entrySet()) {
+      List<Map.Entry<VersionId, VersionChange>> changes = bucket.getValue();
       changes.sort((x, y) -> compareIdentity(x.getKey(), y.getKey()));
       List<AddFile> old = currentByBucket.getOrDefault(bucket.getKey(), List.of());
       DataFiles.RowIterator rows = old.isEmpty() ? null : DataFiles.read(path(old.get(0)), layout, state.version);
@@ -265,20 +263,20 @@ final class CommitPlanner {
       }
     }
     // closed partition: only files whose statistics admit a changed identity, and only if it is really there
-    Set<Identity> unresolved = new HashSet<>();
-    for (Identity id : last.keySet()) {
+    Set<VersionId> unresolved = new HashSet<>();
+    for (VersionId id : last.keySet()) {
       if (!foundCurrent.contains(id)) {
         unresolved.add(id);
       }
     }
-    Set<Identity> foundClosed = new HashSet<>();
+    Set<VersionId> foundClosed = new HashSet<>();
     List<List<Version>> keptClosed = new ArrayList<>();
     copied += resolveClosed(closedFiles, unresolved, foundClosed, keptClosed, removed);
     long inserted = 0;
     long updated = 0;
     long deleted = 0;
     List<Version> newClosed = new ArrayList<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
+    for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
       boolean existed = foundCurrent.contains(e.getKey()) || foundClosed.contains(e.getKey());
       if (e.getValue() instanceof VersionChange.Upsert u) {
         if (existed) {
@@ -300,14 +298,14 @@ final class CommitPlanner {
   }
 
   /** Reads the closed files that may hold an unresolved identity; returns the rows copied into their rewrites. */
-  private long resolveClosed(List<AddFile> closedFiles, Set<Identity> unresolved, Set<Identity> foundClosed,
+  private long resolveClosed(List<AddFile> closedFiles, Set<VersionId> unresolved, Set<VersionId> foundClosed,
       List<List<Version>> keptClosed, List<AddFile> removed) {
     if (unresolved.isEmpty()) {
       return 0;
     }
     long copied = 0;
     // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
-    Identity[] byFrom = unresolved.toArray(Identity[]::new);
+    VersionId[] byFrom = unresolved.toArray(VersionId[]::new);
     Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
     long[] froms = new long[byFrom.length];
     for (int i = 0; i < byFrom.length; i++) {
@@ -329,7 +327,7 @@ final class CommitPlanner {
       try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
         while (it.hasNext()) {
           Version v = it.next();
-          Identity id = new Identity(v.key(), v.validFrom());
+          VersionId id = new VersionId(v.key(), v.validFrom());
           if (unresolved.contains(id)) {
             foundClosed.add(id);
             hit = true;
@@ -370,18 +368,18 @@ final class CommitPlanner {
   /** One pass over a sorted bucket file and the bucket's sorted changes, yielding the bucket's new rows. */
   private static final class BucketMerge implements java.util.Iterator<Version> {
     private final DataFiles.RowIterator rows;
-    private final List<Map.Entry<Identity, VersionChange>> changes;
-    private final Set<Identity> found;
+    private final List<Map.Entry<VersionId, VersionChange>> changes;
+    private final Set<VersionId> found;
     private final String file;
     private int ci;
     private Version pendingRow;
-    private Identity lastRowId;
+    private VersionId lastRowId;
     private Version next;
     boolean changed;
     long copied;
     long emitted;
 
-    BucketMerge(DataFiles.RowIterator rows, List<Map.Entry<Identity, VersionChange>> changes, Set<Identity> found,
+    BucketMerge(DataFiles.RowIterator rows, List<Map.Entry<VersionId, VersionChange>> changes, Set<VersionId> found,
         String file) {
       this.rows = rows;
       this.changes = changes;
@@ -400,7 +398,7 @@ final class CommitPlanner {
         return null;
       }
       Version r = rows.next();
-      Identity id = new Identity(r.key(), r.validFrom());
+      VersionId id = new VersionId(r.key(), r.validFrom());
       if (lastRowId != null && compareIdentity(lastRowId, id) >= 0) {
         throw new UnsortedBucketException("bucket file " + file + " is not sorted by (key, valid_from)");
       }
@@ -412,11 +410,11 @@ final class CommitPlanner {
       next = null;
       while (next == null) {
         Version r = nextRow();
-        Map.Entry<Identity, VersionChange> c = ci < changes.size() ? changes.get(ci) : null;
+        Map.Entry<VersionId, VersionChange> c = ci < changes.size() ? changes.get(ci) : null;
         if (r == null && c == null) {
           return;
         }
-        int cmp = r == null ? 1 : c == null ? -1 : compareIdentity(new Identity(r.key(), r.validFrom()), c.getKey());
+        int cmp = r == null ? 1 : c == null ? -1 : compareIdentity(new VersionId(r.key(), r.validFrom()), c.getKey());
         if (cmp < 0) {
           copied++;
           next = r;
@@ -468,7 +466,7 @@ final class CommitPlanner {
     return lo;
   }
 
-  private static long countCurrentUpserts(Map<Identity, VersionChange> last) {
+  private static long countCurrentUpserts(Map<VersionId, VersionChange> last) {
     long n = 0;
     for (VersionChange c : last.values()) {
       if (c instanceof VersionChange.Upsert u && u.version().isCurrent()) {
@@ -478,12 +476,12 @@ final class CommitPlanner {
     return n;
   }
 
-  private int readInto(AddFile f, Map<Identity, Version> rows) {
+  private int readInto(AddFile f, Map<VersionId, Version> rows) {
     int n = 0;
     try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
-        rows.put(new Identity(v.key(), v.validFrom()), v);
+        rows.put(new VersionId(v.key(), v.validFrom()), v);
         n++;
       }
     }

@@ -9,9 +9,8 @@ import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.BusinessKey;
-import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
-import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import io.dimstream.topology.DimensionTopology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +22,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -73,7 +71,7 @@ public final class DimensionTestDriver implements AutoCloseable {
   private final TestOutputTopic<byte[], byte[]> dlqTopic;
   private final VersionJson json;
   private final VersionRecordCodec codec;
-  private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
+  private final VersionsById table = new VersionsById();
   private final List<Rejection> rejections = new ArrayList<>();
 
   private DimensionTestDriver(DimensionSpec spec) {
@@ -144,9 +142,7 @@ public final class DimensionTestDriver implements AutoCloseable {
   /** Every version the emitted records describe, sorted by key then {@code valid_from}. */
   public List<Version> versions() {
     drain();
-    List<Version> out = new ArrayList<>(table.values());
-    out.sort(BusinessKeys.VERSION_ORDER);
-    return out;
+    return table.sorted();
   }
 
   /** One key's versions, oldest first. */
@@ -196,13 +192,7 @@ public final class DimensionTestDriver implements AutoCloseable {
 
   private void drain() {
     for (TestRecord<byte[], byte[]> r : versionsTopic.readRecordsToList()) {
-      VersionChange c = codec.decodeChange(r.key(), r.value());
-      VersionJson.Key id = new VersionJson.Key(c.key(), c.validFrom());
-      if (c instanceof VersionChange.Upsert u) {
-        table.put(id, u.version());
-      } else {
-        table.remove(id);
-      }
+      table.apply(codec.decodeChange(r.key(), r.value()));
     }
     for (TestRecord<byte[], byte[]> r : dlqTopic.readRecordsToList()) {
       rejections.add(new Rejection(header(r, DimensionTopology.ERROR_HEADER),

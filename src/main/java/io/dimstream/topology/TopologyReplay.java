@@ -1,11 +1,9 @@
 package io.dimstream.topology;
 
-import io.dimstream.codec.VersionJson;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
-import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,9 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +79,7 @@ public final class TopologyReplay {
     Properties props = DimensionTopology.config(spec,
         Map.of("bootstrap.servers", "replay:9092", "processing.guarantee", "at_least_once"), stateDir);
     VersionRecordCodec codec = VersionRecordCodec.forSpec(spec);
-    Map<VersionJson.Key, Version> table = new HashMap<>();
+    VersionsById table = new VersionsById();
     long records = 0;
     long rejected = 0;
     try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props, Instant.EPOCH)) {
@@ -104,21 +100,13 @@ public final class TopologyReplay {
       apply(codec, versions, table);
       rejected += drain(dlq, rejects);
     }
-    List<Version> history = new ArrayList<>(table.values());
-    history.sort(Comparator.comparing(Version::key, BusinessKeys.ORDER).thenComparing(Version::validFrom));
-    return new Result(history, records, rejected);
+    return new Result(table.sorted(), records, rejected);
   }
 
   private static void apply(VersionRecordCodec codec, TestOutputTopic<byte[], byte[]> versions,
-      Map<VersionJson.Key, Version> table) {
+      VersionsById table) {
     for (KeyValue<byte[], byte[]> kv : versions.readKeyValuesToList()) {
-      VersionChange c = codec.decodeChange(kv.key, kv.value);
-      VersionJson.Key id = new VersionJson.Key(c.key(), c.validFrom());
-      if (c instanceof VersionChange.Upsert u) {
-        table.put(id, u.version());
-      } else {
-        table.remove(id);
-      }
+      table.apply(codec.decodeChange(kv.key, kv.value));
     }
   }
 

@@ -4,10 +4,11 @@ import io.dimstream.change.ChangeDecoder;
 import io.dimstream.codec.VersionJson;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
+import io.dimstream.model.VersionsById;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +30,7 @@ import org.apache.kafka.streams.test.TestRecord;
 /** Runs a dimension's topology under TopologyTestDriver and reads back what it emitted. */
 final class TopologyHarness implements AutoCloseable {
   /** One versions-topic record, decoded: {@code version} is null for a retraction. */
-  record Emitted(ChangeKind kind, VersionJson.Key id, Version version) {
+  record Emitted(ChangeKind kind, VersionId id, Version version) {
     @Override
     public String toString() {
       return kind.wireName() + " " + id.key() + "@" + id.validFrom();
@@ -48,7 +49,7 @@ final class TopologyHarness implements AutoCloseable {
   /** Decodes record values in the spec's versions_format. */
   private final VersionRecordCodec codec;
   /** Every version as the emitted records say, by identity: the table a consumer of the topic would hold. */
-  private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
+  private final VersionsById table = new VersionsById();
 
   TopologyHarness(DimensionSpec spec, Path stateDir) {
     this(spec, stateDir, ChangeDecoder.forSpec(spec));
@@ -88,19 +89,19 @@ final class TopologyHarness implements AutoCloseable {
   List<Emitted> emitted() {
     List<Emitted> out = new ArrayList<>();
     for (TestRecord<byte[], byte[]> r : versions.readRecordsToList()) {
-      VersionJson.Key id = json.decodeKey(r.key());
+      VersionId id = json.decodeKey(r.key());
       Header h = r.headers().lastHeader(DimensionTopology.CHANGE_HEADER);
       ChangeKind headerKind = ChangeKind.fromWire(new String(h.value(), StandardCharsets.UTF_8));
       if (r.value() == null) {
         out.add(new Emitted(headerKind, id, null));
-        table.remove(id);
+        table.apply(new VersionChange.Retraction(id.key(), id.validFrom()));
       } else {
         VersionChange.Upsert row = (VersionChange.Upsert) codec.decodeChange(r.key(), r.value());
-        if (row.kind() != headerKind || !new VersionJson.Key(row.version().key(), row.version().validFrom()).equals(id)) {
+        if (row.kind() != headerKind || !row.version().id().equals(id)) {
           throw new AssertionError("record key/header disagree with value: " + r);
         }
         out.add(new Emitted(row.kind(), id, row.version()));
-        table.put(id, row.version());
+        table.apply(row);
       }
     }
     return out;
@@ -109,9 +110,7 @@ final class TopologyHarness implements AutoCloseable {
   /** The history the emitted records describe, sorted by key then valid_from. */
   List<Version> history() {
     emitted();
-    List<Version> out = new ArrayList<>(table.values());
-    out.sort(BusinessKeys.VERSION_ORDER);
-    return out;
+    return table.sorted();
   }
 
   List<Dead> dead() {
