@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.codec.VersionJson;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
-import io.dimstream.topology.TopologyReplay;
+import io.dimstream.topology.TopologyRunner;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -55,7 +55,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (!Files.isRegularFile(input)) {
       throw CliErrors.missingInput(input);
     }
-    TopologyReplay.Result result;
+    TopologyRunner.Replay result;
     try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
         BufferedWriter dlqOut = dlq == null ? null : Files.newBufferedWriter(dlq, StandardCharsets.UTF_8);
         Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
@@ -71,7 +71,7 @@ final class ReplayCommand implements Callable<Integer> {
           return lines.next().value();
         }
       };
-      result = TopologyReplay.run(spec, values, r -> {
+      result = TopologyRunner.replay(spec, values, r -> {
         if (dlqOut != null) {
           writeRejected(dlqOut, r);
         }
@@ -96,7 +96,7 @@ final class ReplayCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static void writeRejected(BufferedWriter out, TopologyReplay.Rejected r) {
+  private static void writeRejected(BufferedWriter out, TopologyRunner.Rejection r) {
     ObjectNode n = JSON.createObjectNode();
     n.put("reason", r.reason());
     n.put("detail", r.detail());

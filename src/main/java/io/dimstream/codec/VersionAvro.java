@@ -10,21 +10,14 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.math.RoundingMode;
-import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.AvroRuntimeException;
-import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
@@ -66,31 +59,10 @@ public final class VersionAvro implements VersionRecordCodec {
   private static final String VALID_TO = "valid_to";
   private static final String IS_CURRENT = "is_current";
 
-  @FunctionalInterface
-  private interface Writer {
-    void write(Encoder out, Object value) throws IOException;
-  }
-
-  @FunctionalInterface
-  private interface Reader {
-    Object read(Decoder in) throws IOException;
-  }
-
-  /** Writes and reads one field's value. */
-  private record FieldCodec(Writer writer, Reader reader) {
-    void write(Encoder out, Object value) throws IOException {
-      writer.write(out, value);
-    }
-
-    Object read(Decoder in) throws IOException {
-      return reader.read(in);
-    }
-  }
-
   private final VersionJson json;
   private final Schema schema;
-  private final FieldCodec[] keyCodecs;
-  private final FieldCodec[] attributeCodecs;
+  private final ColumnAvro[] keyCodecs;
+  private final ColumnAvro[] attributeCodecs;
   private final ColumnType[] sequenceTypes;
   private final List<String> changeSymbols;
 
@@ -104,8 +76,9 @@ public final class VersionAvro implements VersionRecordCodec {
     List<Column> keys = spec.keyColumns();
     List<Column> attributes = spec.attributeColumns();
     List<Column> sequence = spec.sequenceColumns();
-    this.keyCodecs = keys.stream().map(c -> codec(c.type())).toArray(FieldCodec[]::new);
-    this.attributeCodecs = attributes.stream().map(c -> nullable(codec(c.type()))).toArray(FieldCodec[]::new);
+    this.keyCodecs = keys.stream().map(c -> ColumnAvro.of(c.type())).toArray(ColumnAvro[]::new);
+    this.attributeCodecs = attributes.stream().map(c -> ColumnAvro.of(c.type()).nullable())
+        .toArray(ColumnAvro[]::new);
     this.sequenceTypes = sequence.stream().map(Column::type).toArray(ColumnType[]::new);
 
     Schema template = template();
@@ -132,21 +105,25 @@ public final class VersionAvro implements VersionRecordCodec {
       for (Schema.Field t : template.getFields()) {
         switch (t.name()) {
           case VALID_FROM -> {
-            keys.forEach(c -> fields.add(new Schema.Field(c.name(), schemaOf(c.type()), null, null)));
-            attributes.forEach(c -> fields.add(new Schema.Field(c.name(), nullable(schemaOf(c.type())), null,
-                Schema.Field.NULL_DEFAULT_VALUE)));
-            fields.add(new Schema.Field(out.validFrom(), sequenceSchema(sequenceTypes[0]), t.doc(), null));
+            for (int i = 0; i < keys.size(); i++) {
+              fields.add(new Schema.Field(keys.get(i).name(), keyCodecs[i].schema(), null, null));
+            }
+            for (int i = 0; i < attributes.size(); i++) {
+              fields.add(new Schema.Field(attributes.get(i).name(), attributeCodecs[i].schema(), null,
+                  Schema.Field.NULL_DEFAULT_VALUE));
+            }
+            fields.add(new Schema.Field(out.validFrom(), validity(0), t.doc(), null));
           }
           case VALID_TO -> {
-            fields.add(new Schema.Field(out.validTo(), nullable(sequenceSchema(sequenceTypes[0])), t.doc(),
+            fields.add(new Schema.Field(out.validTo(), nullable(validity(0)), t.doc(),
                 Schema.Field.NULL_DEFAULT_VALUE));
             List<String> extraFrom = spec.extraValidFromColumns();
             List<String> extraTo = spec.extraValidToColumns();
             for (int i = 0; i < extraFrom.size(); i++) {
-              fields.add(new Schema.Field(extraFrom.get(i), sequenceSchema(sequenceTypes[i + 1]), null, null));
+              fields.add(new Schema.Field(extraFrom.get(i), validity(i + 1), null, null));
             }
             for (int i = 0; i < extraTo.size(); i++) {
-              fields.add(new Schema.Field(extraTo.get(i), nullable(sequenceSchema(sequenceTypes[i + 1])), null,
+              fields.add(new Schema.Field(extraTo.get(i), nullable(validity(i + 1)), null,
                   Schema.Field.NULL_DEFAULT_VALUE));
             }
           }
@@ -174,7 +151,7 @@ public final class VersionAvro implements VersionRecordCodec {
   }
 
   /** Decodes a record key (the JSON identity). */
-  public VersionJson.Key decodeKey(byte[] bytes) {
+  public VersionId decodeKey(byte[] bytes) {
     return json.decodeKey(bytes);
   }
 
@@ -226,11 +203,11 @@ public final class VersionAvro implements VersionRecordCodec {
     BinaryDecoder in = DecoderFactory.get().binaryDecoder(bytes, null);
     try {
       List<Object> key = new ArrayList<>(keyCodecs.length);
-      for (FieldCodec c : keyCodecs) {
+      for (ColumnAvro c : keyCodecs) {
         key.add(c.read(in));
       }
       List<Object> attributes = new ArrayList<>(attributeCodecs.length);
-      for (FieldCodec c : attributeCodecs) {
+      for (ColumnAvro c : attributeCodecs) {
         attributes.add(c.read(in));
       }
       int n = sequenceTypes.length;
@@ -238,7 +215,7 @@ public final class VersionAvro implements VersionRecordCodec {
       long[] to = new long[n];
       boolean[] toPresent = new boolean[n];
       from[0] = readSequencePart(in, 0);
-      toPresent[0] = readPresent(in);
+      toPresent[0] = ColumnAvro.readPresent(in);
       if (toPresent[0]) {
         to[0] = readSequencePart(in, 0);
       }
@@ -246,7 +223,7 @@ public final class VersionAvro implements VersionRecordCodec {
         from[i] = readSequencePart(in, i);
       }
       for (int i = 1; i < n; i++) {
-        toPresent[i] = readPresent(in);
+        toPresent[i] = ColumnAvro.readPresent(in);
         if (toPresent[i]) {
           to[i] = readSequencePart(in, i);
         }
@@ -285,8 +262,8 @@ public final class VersionAvro implements VersionRecordCodec {
   @Override
   public VersionChange decodeChange(byte[] key, byte[] value) {
     if (value == null) {
-      VersionJson.Key k = json.decodeKey(key);
-      return new VersionChange.Retraction(k.key(), k.validFrom());
+      VersionId id = json.decodeKey(key);
+      return new VersionChange.Retraction(id.key(), id.validFrom());
     }
     VersionJson.Row row = decodeValue(value);
     return new VersionChange.Upsert(row.version(), row.kind());
@@ -318,18 +295,6 @@ public final class VersionAvro implements VersionRecordCodec {
     return sequenceTypes[i].kind() == ColumnType.Kind.DATE ? in.readInt() : in.readLong();
   }
 
-  private static boolean readPresent(Decoder in) throws IOException {
-    int branch = in.readIndex();
-    if (branch == 0) {
-      in.readNull();
-      return false;
-    }
-    if (branch == 1) {
-      return true;
-    }
-    throw new IllegalArgumentException("union branch " + branch + " is not one of the 2 branches");
-  }
-
   private static Schema template() {
     try (InputStream in = VersionAvro.class.getResourceAsStream(TEMPLATE)) {
       if (in == null) {
@@ -352,66 +317,11 @@ public final class VersionAvro implements VersionRecordCodec {
     return Character.isDigit(n.charAt(0)) ? "_" + n : n;
   }
 
+  private Schema validity(int part) {
+    return ColumnAvro.sequenceSchema(sequenceTypes[part]);
+  }
+
   private static Schema nullable(Schema s) {
     return Schema.createUnion(Schema.create(Schema.Type.NULL), s);
-  }
-
-  private static Schema schemaOf(ColumnType type) {
-    return switch (type.kind()) {
-      case LONG -> Schema.create(Schema.Type.LONG);
-      case INT -> Schema.create(Schema.Type.INT);
-      case DOUBLE -> Schema.create(Schema.Type.DOUBLE);
-      case BOOLEAN -> Schema.create(Schema.Type.BOOLEAN);
-      case STRING -> Schema.create(Schema.Type.STRING);
-      case DECIMAL -> LogicalTypes.decimal(type.precision(), type.scale()).addToSchema(Schema.create(Schema.Type.BYTES));
-      case DATE -> LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));
-      case TIMESTAMP -> LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
-    };
-  }
-
-  /** A validity field: the sequence long as such, typed after its column (numbers widen to long). */
-  private static Schema sequenceSchema(ColumnType type) {
-    return switch (type.kind()) {
-      case DATE, TIMESTAMP -> schemaOf(type);
-      default -> Schema.create(Schema.Type.LONG);
-    };
-  }
-
-  private static FieldCodec nullable(FieldCodec inner) {
-    return new FieldCodec((out, v) -> {
-      if (v == null) {
-        out.writeIndex(0);
-        out.writeNull();
-      } else {
-        out.writeIndex(1);
-        inner.write(out, v);
-      }
-    }, in -> readPresent(in) ? inner.read(in) : null);
-  }
-
-  private static FieldCodec codec(ColumnType type) {
-    return switch (type.kind()) {
-      case LONG -> new FieldCodec((out, v) -> out.writeLong((Long) v), Decoder::readLong);
-      case INT -> new FieldCodec((out, v) -> out.writeInt((Integer) v), Decoder::readInt);
-      case DOUBLE -> new FieldCodec((out, v) -> out.writeDouble((Double) v), Decoder::readDouble);
-      case BOOLEAN -> new FieldCodec((out, v) -> out.writeBoolean((Boolean) v), Decoder::readBoolean);
-      case STRING -> new FieldCodec((out, v) -> out.writeString((String) v), Decoder::readString);
-      case DECIMAL -> new FieldCodec(
-          (out, v) -> out.writeBytes(((BigDecimal) v).setScale(type.scale(), RoundingMode.UNNECESSARY)
-              .unscaledValue().toByteArray()),
-          in -> {
-            ByteBuffer b = in.readBytes(null);
-            byte[] raw = new byte[b.remaining()];
-            b.get(raw);
-            if (raw.length == 0) {
-              throw new IllegalArgumentException("a decimal has no bytes");
-            }
-            return new BigDecimal(new BigInteger(raw), type.scale());
-          });
-      case DATE -> new FieldCodec((out, v) -> out.writeInt(Math.toIntExact(((LocalDate) v).toEpochDay())),
-          in -> LocalDate.ofEpochDay(in.readInt()));
-      case TIMESTAMP -> new FieldCodec((out, v) -> out.writeLong(ColumnValues.epochMicros((Instant) v)),
-          in -> Instant.EPOCH.plus(in.readLong(), ChronoUnit.MICROS));
-    };
   }
 }

@@ -17,6 +17,7 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,9 +48,6 @@ public final class VersionJson implements VersionRecordCodec {
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
       .build();
-
-  /** A decoded record key: the identity of a version. */
-  public record Key(BusinessKey key, Sequence validFrom) {}
 
   /** A decoded record value: the version and why it was emitted (never {@link ChangeKind#RETRACT}). */
   public record Row(Version version, ChangeKind kind) {}
@@ -85,9 +83,10 @@ public final class VersionJson implements VersionRecordCodec {
     return write(n);
   }
 
-  public Key decodeKey(byte[] bytes) {
+  /** The identity a record key names. */
+  public VersionId decodeKey(byte[] bytes) {
     JsonNode n = read(bytes);
-    return new Key(key(n), sequence(n, validFromColumns, true));
+    return new VersionId(key(n), sequence(n, validFromColumns, true));
   }
 
   /**
@@ -128,8 +127,8 @@ public final class VersionJson implements VersionRecordCodec {
   @Override
   public VersionChange decodeChange(byte[] key, byte[] value) {
     if (value == null) {
-      Key k = decodeKey(key);
-      return new VersionChange.Retraction(k.key(), k.validFrom());
+      VersionId id = decodeKey(key);
+      return new VersionChange.Retraction(id.key(), id.validFrom());
     }
     Row row = decodeValue(value);
     return new VersionChange.Upsert(row.version(), row.kind());

@@ -1,6 +1,7 @@
 package io.dimstream.compactor;
 
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.TreeMap;
  */
 final class VersionBatch {
   private final String appIdPrefix;
-  private final Map<List<Object>, VersionChange> changes = new LinkedHashMap<>();
+  private final Map<VersionId, VersionChange> changes = new LinkedHashMap<>();
   private final Map<Integer, Long> lastOffsets = new TreeMap<>();
   private final Map<Integer, Long> firstOffsets = new TreeMap<>();
   private int records;
@@ -28,9 +29,8 @@ final class VersionBatch {
 
   void add(int partition, long offset, VersionChange change) {
     if (change != null) {
-      List<Object> identity = List.of(change.key(), change.validFrom());
-      changes.remove(identity); // re-insert so the batch keeps arrival order of the last records
-      changes.put(identity, change);
+      changes.remove(change.id()); // re-insert so the batch keeps arrival order of the last records
+      changes.put(change.id(), change);
     }
     lastOffsets.merge(partition, offset, Math::max);
     firstOffsets.merge(partition, offset, Math::min);

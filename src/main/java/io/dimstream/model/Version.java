@@ -18,6 +18,11 @@ public record Version(BusinessKey key, Sequence validFrom, Sequence validTo, Lis
     attributes = Collections.unmodifiableList(Arrays.asList(attributes.toArray()));
   }
 
+  /** Its identity {@code (key, validFrom)}. */
+  public VersionId id() {
+    return new VersionId(key, validFrom);
+  }
+
   /** Whether the version is open ({@code validTo} is null), i.e. {@code is_current}. */
   public boolean isCurrent() {
     return validTo == null;

@@ -9,6 +9,11 @@ public sealed interface VersionChange {
 
   ChangeKind kind();
 
+  /** The identity of the version this change is about. */
+  default VersionId id() {
+    return new VersionId(key(), validFrom());
+  }
+
   /** Insert or replace the version with identity {@code (key, validFrom)}. */
   record Upsert(Version version, ChangeKind kind) implements VersionChange {
     public Upsert {

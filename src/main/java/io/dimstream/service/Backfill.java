@@ -10,6 +10,7 @@ import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
@@ -63,7 +64,7 @@ public final class Backfill {
     // A failing engine sends the record to the DLQ, as in the topology; nothing here is a Kafka failure.
     Scd2Step step = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
     InMemoryHistoryStore store = new InMemoryHistoryStore();
-    Map<List<Object>, Version> rows = new HashMap<>();
+    VersionsById rows = new VersionsById();
     long read = 0;
     long rejected = 0;
     try (BufferedWriter dlq = dlqFile == null ? null : Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8)) {
@@ -85,7 +86,7 @@ public final class Backfill {
         } else {
           Scd2Step.Outcome o = step.apply(store, ((Decoded.Accepted) d).event(), () -> source + ", line " + in.line());
           if (o instanceof Scd2Step.Applied applied) {
-            apply(rows, applied.result().changes());
+            rows.apply(applied.result().changes());
             continue;
           }
           Scd2Step.Rejected r = (Scd2Step.Rejected) o;
@@ -98,9 +99,7 @@ public final class Backfill {
         }
       }
     }
-    List<Version> versions = new ArrayList<>(rows.values());
-    versions.sort(BusinessKeys.VERSION_ORDER);
-    return new Result(versions, read, rejected);
+    return new Result(rows.sorted(), read, rejected);
   }
 
   /**
@@ -112,17 +111,6 @@ public final class Backfill {
     List<VersionChange> upserts = new ArrayList<>(result.versions().size());
     result.versions().forEach(v -> upserts.add(new VersionChange.Upsert(v, ChangeKind.OPEN)));
     return table.commit(upserts, Map.of(), "WRITE");
-  }
-
-  private static void apply(Map<List<Object>, Version> rows, List<VersionChange> changes) {
-    for (VersionChange c : changes) {
-      List<Object> id = List.of(c.key(), c.validFrom());
-      if (c instanceof VersionChange.Upsert u) {
-        rows.put(id, u.version());
-      } else {
-        rows.remove(id);
-      }
-    }
   }
 
   private static void writeDeadLetter(BufferedWriter dlq, String reason, String detail, byte[] record)

@@ -2,41 +2,25 @@ package io.dimstream.testkit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dimstream.codec.VersionJson;
-import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.BusinessKey;
-import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
-import io.dimstream.model.VersionChange;
-import io.dimstream.topology.DimensionTopology;
+import io.dimstream.topology.TopologyRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.stream.Stream;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.test.TestRecord;
 
 /**
  * Drives a dimension's real topology (the one {@code dimstream run} runs) under Kafka Streams'
@@ -66,33 +50,14 @@ public final class DimensionTestDriver implements AutoCloseable {
   }
 
   private final DimensionSpec spec;
-  private final Path stateDir;
-  private final TopologyTestDriver driver;
-  private final TestInputTopic<byte[], byte[]> changes;
-  private final TestOutputTopic<byte[], byte[]> versionsTopic;
-  private final TestOutputTopic<byte[], byte[]> dlqTopic;
+  private final TopologyRunner runner;
   private final VersionJson json;
-  private final VersionRecordCodec codec;
-  private final Map<VersionJson.Key, Version> table = new LinkedHashMap<>();
   private final List<Rejection> rejections = new ArrayList<>();
 
   private DimensionTestDriver(DimensionSpec spec) {
     this.spec = spec;
-    try {
-      this.stateDir = Files.createTempDirectory("dimstream-testkit-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    StreamsBuilder builder = new StreamsBuilder();
-    DimensionTopology.build(builder, spec);
-    Properties props = DimensionTopology.config(spec, Map.of("bootstrap.servers", "testkit:9092"), stateDir);
-    driver = new TopologyTestDriver(builder.build(), props, Instant.parse("2026-01-01T00:00:00Z"));
-    changes = driver.createInputTopic(spec.topics().changes(), new ByteArraySerializer(), new ByteArraySerializer());
-    versionsTopic = driver.createOutputTopic(spec.topics().versions(), new ByteArrayDeserializer(),
-        new ByteArrayDeserializer());
-    dlqTopic = driver.createOutputTopic(spec.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    json = new VersionJson(spec);
-    codec = VersionRecordCodec.forSpec(spec);
+    this.runner = TopologyRunner.of(spec);
+    this.json = new VersionJson(spec);
   }
 
   public static DimensionTestDriver of(DimensionSpec spec) {
@@ -110,9 +75,7 @@ public final class DimensionTestDriver implements AutoCloseable {
 
   /** Sends change records as they would appear on the changes topic (JSON text for json/debezium-json specs). */
   public DimensionTestDriver send(String... records) {
-    for (String r : records) {
-      changes.pipeInput(null, r.getBytes(StandardCharsets.UTF_8));
-    }
+    runner.send(records);
     return this;
   }
 
@@ -121,7 +84,7 @@ public final class DimensionTestDriver implements AutoCloseable {
   public final DimensionTestDriver send(Map<String, ?>... events) {
     for (Map<String, ?> e : events) {
       try {
-        changes.pipeInput(null, JSON.writeValueAsBytes(e));
+        runner.send(null, JSON.writeValueAsBytes(e));
       } catch (IOException ex) {
         throw new UncheckedIOException(ex);
       }
@@ -131,22 +94,19 @@ public final class DimensionTestDriver implements AutoCloseable {
 
   /** Sends one raw record: Avro bytes, a keyed record, or a tombstone ({@code value} null). */
   public DimensionTestDriver sendRecord(byte[] key, byte[] value) {
-    changes.pipeInput(key, value);
+    runner.send(key, value);
     return this;
   }
 
   /** Sends a generated stream in its arrival order. */
   public DimensionTestDriver send(ChangeStreams.GeneratedStream stream) {
-    stream.values().forEach(v -> changes.pipeInput(null, v));
+    stream.values().forEach(v -> runner.send(null, v));
     return this;
   }
 
   /** Every version the emitted records describe, sorted by key then {@code valid_from}. */
   public List<Version> versions() {
-    drain();
-    List<Version> out = new ArrayList<>(table.values());
-    out.sort(BusinessKeys.VERSION_ORDER);
-    return out;
+    return runner.history();
   }
 
   /** One key's versions, oldest first. */
@@ -180,7 +140,9 @@ public final class DimensionTestDriver implements AutoCloseable {
 
   /** Records sent to the dead-letter topic so far. */
   public List<Rejection> dlq() {
-    drain();
+    for (TopologyRunner.Rejection r : runner.rejections()) {
+      rejections.add(new Rejection(r.reason(), r.detail(), r.key(), r.value()));
+    }
     return List.copyOf(rejections);
   }
 
@@ -192,27 +154,6 @@ public final class DimensionTestDriver implements AutoCloseable {
     Scd2Invariants.check(versions()).ifPresent(problem -> {
       throw new AssertionError(problem);
     });
-  }
-
-  private void drain() {
-    for (TestRecord<byte[], byte[]> r : versionsTopic.readRecordsToList()) {
-      VersionChange c = codec.decodeChange(r.key(), r.value());
-      VersionJson.Key id = new VersionJson.Key(c.key(), c.validFrom());
-      if (c instanceof VersionChange.Upsert u) {
-        table.put(id, u.version());
-      } else {
-        table.remove(id);
-      }
-    }
-    for (TestRecord<byte[], byte[]> r : dlqTopic.readRecordsToList()) {
-      rejections.add(new Rejection(header(r, DimensionTopology.ERROR_HEADER),
-          header(r, DimensionTopology.ERROR_DETAIL_HEADER), r.key(), r.value()));
-    }
-  }
-
-  private static String header(TestRecord<?, ?> r, String name) {
-    Header h = r.headers().lastHeader(name);
-    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
   private BusinessKey key(Object... values) {
@@ -247,13 +188,10 @@ public final class DimensionTestDriver implements AutoCloseable {
 
   @Override
   public void close() {
-    driver.close();
-    try (Stream<Path> walk = Files.walk(stateDir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      // best effort: a temp directory
+    try {
+      runner.close();
+    } catch (UncheckedIOException e) {
+      // best effort: what is left is a temporary directory
     }
   }
 }

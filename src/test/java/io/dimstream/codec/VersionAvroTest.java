@@ -149,6 +149,35 @@ class VersionAvroTest {
   }
 
   @Test
+  void shouldWriteTheAvroBinaryEncodingByteForByte() {
+    Version v = new Version(BusinessKey.of(1L), Sequence.of(1), null, Arrays.asList("a", "b"));
+
+    // per the Avro specification: longs and union/enum indexes as zig-zag varints, strings as length + UTF-8
+    assertThat(new VersionAvro(CUSTOMERS).encodeValue(v, ChangeKind.OPEN)).containsExactly(
+        0x02, // customer_id 1
+        0x02, 0x02, 'a', // name: union branch 1, length 1, "a"
+        0x02, 0x02, 'b', // city: union branch 1, length 1, "b"
+        0x02, // valid_from 1
+        0x00, // valid_to: union branch 0 (null)
+        0x01, // is_current true
+        0x00); // change: enum index 0 (open)
+  }
+
+  @Test
+  void shouldWriteTheSameBytesAsAvrosGenericWriterWithLogicalTypeConversions() throws IOException {
+    VersionAvro avro = new VersionAvro(ALL_TYPES);
+    GenericVersionAvro generic = new GenericVersionAvro(ALL_TYPES);
+    for (Version v : List.of(OPEN, CLOSED_NULLS, OPEN.closedAt(Sequence.of(19_002, Long.MIN_VALUE)))) {
+      for (ChangeKind kind : List.of(ChangeKind.OPEN, ChangeKind.CLOSE, ChangeKind.CORRECT)) {
+        byte[] bytes = avro.encodeValue(v, kind);
+
+        assertThat(bytes).isEqualTo(generic.encode(v, kind));
+        assertThat(generic.decode(bytes)).isEqualTo(new VersionJson.Row(v, kind));
+      }
+    }
+  }
+
+  @Test
   void shouldRejectBytesThatAreNotAVersionRecord() {
     VersionAvro avro = new VersionAvro(CUSTOMERS);
     Version v = new Version(BusinessKey.of(1L), Sequence.of(1), null, Arrays.asList("a", "b"));

@@ -12,6 +12,7 @@ import io.dimstream.config.ColumnType;
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.OutputColumns;
+import io.dimstream.model.VersionId;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -74,7 +75,7 @@ class VersionJsonTest {
       for (ChangeKind kind : new ChangeKind[] {ChangeKind.OPEN, ChangeKind.CLOSE, ChangeKind.CORRECT}) {
         assertThat(json.decodeValue(json.encodeValue(v, kind))).isEqualTo(new VersionJson.Row(v, kind));
       }
-      assertThat(json.decodeKey(json.encodeKey(v.key(), v.validFrom()))).isEqualTo(new VersionJson.Key(key, v.validFrom()));
+      assertThat(json.decodeKey(json.encodeKey(v.key(), v.validFrom()))).isEqualTo(new VersionId(key, v.validFrom()));
     }
   }
 

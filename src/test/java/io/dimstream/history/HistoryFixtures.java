@@ -1,15 +1,12 @@
 package io.dimstream.history;
 
 import io.dimstream.model.BusinessKey;
-import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
-import java.util.ArrayList;
-import java.util.HashMap;
+import io.dimstream.model.VersionsById;
 import java.util.List;
-import java.util.Map;
 
 /** Small helpers shared by the history tests: events with two attributes, one tracked and one type 1. */
 final class HistoryFixtures {
@@ -33,23 +30,14 @@ final class HistoryFixtures {
 
   /** What a consumer of the versions topic holds after applying changes in order. */
   static final class AppliedVersions {
-    private final Map<List<Object>, Version> rows = new HashMap<>();
+    private final VersionsById rows = new VersionsById();
 
     void apply(List<VersionChange> changes) {
-      for (VersionChange c : changes) {
-        List<Object> id = List.of(c.key(), c.validFrom());
-        if (c instanceof VersionChange.Upsert u) {
-          rows.put(id, u.version());
-        } else {
-          rows.remove(id);
-        }
-      }
+      rows.apply(changes);
     }
 
     List<Version> sorted() {
-      List<Version> out = new ArrayList<>(rows.values());
-      out.sort(BusinessKeys.VERSION_ORDER);
-      return out;
+      return rows.sorted();
     }
   }
 }

@@ -9,14 +9,13 @@ import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
-import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -101,17 +100,16 @@ class QueryTableIT {
 
   /** The upserts and retractions that turn the table holding {@code from} into one holding {@code to}. */
   private static List<VersionChange> diff(List<Version> from, List<Version> to) {
-    record Id(BusinessKey key, Sequence validFrom) {}
-    Map<Id, Version> before = new HashMap<>();
-    from.forEach(v -> before.put(new Id(v.key(), v.validFrom()), v));
+    VersionsById before = new VersionsById();
+    from.forEach(before::put);
     List<VersionChange> out = new ArrayList<>();
     for (Version v : to) {
-      Version old = before.remove(new Id(v.key(), v.validFrom()));
+      Version old = before.remove(v.id()).orElse(null);
       if (!v.equals(old)) {
         out.add(new VersionChange.Upsert(v, old == null ? ChangeKind.OPEN : ChangeKind.CORRECT));
       }
     }
-    before.keySet().forEach(id -> out.add(new VersionChange.Retraction(id.key(), id.validFrom())));
+    before.ids().forEach(id -> out.add(new VersionChange.Retraction(id.key(), id.validFrom())));
     return out;
   }
 }

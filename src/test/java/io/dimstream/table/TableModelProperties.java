@@ -11,12 +11,12 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import net.jqwik.api.Arbitraries;
@@ -52,32 +52,30 @@ class TableModelProperties {
     try {
       DeltaTable table = DeltaTable.create(dir, customers(),
           Map.of("dimstream.buckets", Integer.toString(buckets), "delta.checkpointInterval", "2"));
-      Map<List<Object>, Version> model = new LinkedHashMap<>();
+      VersionsById model = new VersionsById();
       long txn = 0;
       for (List<Change> batch : batches) {
         List<VersionChange> changes = new ArrayList<>();
         for (Change c : batch) {
           BusinessKey key = BusinessKey.of(c.key());
           Sequence from = at(c.fromHour());
-          List<Object> identity = List.of(c.key(), from);
           if (c.retract()) {
             changes.add(new VersionChange.Retraction(key, from));
-            model.remove(identity);
           } else {
             Version v = Versions.version(c.key(), c.fromHour(), c.toHour(), c.name());
             changes.add(new VersionChange.Upsert(v, ChangeKind.CORRECT));
-            model.put(identity, v);
           }
         }
+        model.apply(changes);
         table.commit(changes, Map.of("app", ++txn), "MERGE");
       }
-      List<Version> expected = sorted(model.values());
+      List<Version> expected = model.sorted();
       assertThat(scan(table.latest())).isEqualTo(expected);
       assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
       assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
       for (long k = 1; k <= 6; k++) {
         long key = k;
-        List<Version> history = model.values().stream().filter(v -> v.key().values().get(0).equals(key))
+        List<Version> history = model.sorted().stream().filter(v -> v.key().values().get(0).equals(key))
             .sorted(Comparator.comparing(Version::validFrom)).toList();
         assertThat(table.latest().history(BusinessKey.of(k))).isEqualTo(history);
       }

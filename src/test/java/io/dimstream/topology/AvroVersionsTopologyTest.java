@@ -63,14 +63,14 @@ class AvroVersionsTopologyTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("io.dimstream.topology.DimensionTopologyTest#cases")
   void shouldFollowTheScd2ContractWithAvroVersionRecords(DimensionTopologyTest.Case c) {
-    try (TopologyHarness h = new TopologyHarness(CUSTOMERS_AVRO, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(CUSTOMERS_AVRO).stateDir(stateDir).build()) {
       h.send(c.before().toArray(String[]::new));
       h.emitted();
       h.send(c.batch().toArray(String[]::new));
 
       assertThat(h.emitted()).map(Object::toString).containsExactlyElementsOf(c.emitted());
       assertThat(h.history()).containsExactlyElementsOf(c.history());
-      assertThat(h.dead()).isEmpty();
+      assertThat(h.rejections()).isEmpty();
     }
   }
 
@@ -93,7 +93,7 @@ class AvroVersionsTopologyTest {
         .late(0.1).duplicates(0.05).deletes(0.05).generate();
     List<byte[]> values = stream.jsonLines().stream().map(l -> l.getBytes(StandardCharsets.UTF_8)).toList();
 
-    TopologyReplay.Result result = TopologyReplay.run(ITEMS, values.iterator(), r -> { });
+    TopologyRunner.Replay result = TopologyRunner.replay(ITEMS, values.iterator(), r -> { });
 
     assertThat(result.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, stream.events()));
   }

@@ -30,17 +30,17 @@ class DeadLetterTest {
 
   @Test
   void shouldSendBadRecordsToTheDlqAndKeepGoing() {
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
       String broken = "{\"id\":1,\"color\":";
       String noKey = "{\"color\":\"red\",\"seq\":3}";
       String nullSeq = "{\"id\":1,\"color\":\"red\",\"seq\":null}";
       String wrongType = "{\"id\":1,\"color\":\"red\",\"seq\":\"soon\"}";
       String trailing = item(1, "red", 4) + " {}";
       h.send(item(1, "red", 1), broken, item(2, "blue", 1));
-      h.sendKeyed("my-key", noKey);
+      h.send(bytes("my-key"), bytes(noKey));
       h.send(item(1, "green", 2), nullSeq, wrongType, trailing, item(2, "pink", 5));
 
-      assertThat(h.dead()).extracting(TopologyHarness.Dead::value, TopologyHarness.Dead::reason).containsExactly(
+      assertThat(h.rejections()).extracting(TopologyRunner.Rejection::valueText, TopologyRunner.Rejection::reason).containsExactly(
           org.assertj.core.groups.Tuple.tuple(broken, RejectReason.MALFORMED_JSON),
           org.assertj.core.groups.Tuple.tuple(noKey, RejectReason.MISSING_KEY),
           org.assertj.core.groups.Tuple.tuple(nullSeq, RejectReason.MISSING_SEQUENCE),
@@ -63,11 +63,11 @@ class DeadLetterTest {
       }
       return real.decode(key, value, ts);
     };
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir, buggy)) {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).decoder(buggy).build()) {
       String poison = item(1, "boom", 2);
       h.send(item(1, "red", 1), poison, item(1, "green", 3));
 
-      assertThat(h.dead()).extracting(TopologyHarness.Dead::value, TopologyHarness.Dead::reason)
+      assertThat(h.rejections()).extracting(TopologyRunner.Rejection::valueText, TopologyRunner.Rejection::reason)
           .containsExactly(org.assertj.core.groups.Tuple.tuple(poison, RejectReason.PROCESSING_ERROR));
       assertThat(h.history()).containsExactly(
           new Version(BusinessKey.of(1L), Sequence.of(1), Sequence.of(3), List.of("red")),
@@ -77,10 +77,10 @@ class DeadLetterTest {
 
   @Test
   void shouldKeepTheOriginalKeyAndSayWhyOnTheDlq() {
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
-      h.sendKeyed("original-key", "{\"color\":\"red\",\"seq\":3}");
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
+      h.send(bytes("original-key"), bytes("{\"color\":\"red\",\"seq\":3}"));
 
-      TopologyHarness.Dead dead = h.dead().get(0);
+      TopologyRunner.Rejection dead = h.rejections().get(0);
       assertThat(new String(dead.key(), StandardCharsets.UTF_8)).isEqualTo("original-key");
       assertThat(dead.detail()).contains("id");
     }
@@ -88,20 +88,24 @@ class DeadLetterTest {
 
   @Test
   void shouldRejectEventsBeyondTheLatenessHorizonUnchanged() {
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
       h.send(item(1, "red", 1000));
       String tooLate = item(1, "blue", 899);
-      h.sendKeyed("k1", tooLate);
+      h.send(bytes("k1"), bytes(tooLate));
       h.send(item(1, "green", 900)); // exactly at the horizon: still spliced in
 
-      List<TopologyHarness.Dead> dead = h.dead();
+      List<TopologyRunner.Rejection> dead = h.rejections();
       assertThat(dead).hasSize(1);
-      assertThat(dead.get(0).value()).isEqualTo(tooLate);
+      assertThat(dead.get(0).valueText()).isEqualTo(tooLate);
       assertThat(new String(dead.get(0).key(), StandardCharsets.UTF_8)).isEqualTo("k1");
       assertThat(dead.get(0).reason()).isEqualTo(RejectReason.BEYOND_LATENESS_HORIZON);
       assertThat(h.history()).containsExactly(
           new Version(BusinessKey.of(1L), Sequence.of(900), Sequence.of(1000), List.of("green")),
           new Version(BusinessKey.of(1L), Sequence.of(1000), null, List.of("red")));
     }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 }

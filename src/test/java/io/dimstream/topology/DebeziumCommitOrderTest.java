@@ -46,7 +46,7 @@ class DebeziumCommitOrderTest {
 
   @Test
   void shouldOrderTwoCommitsInOneMillisecondByTheirLsn() throws IOException {
-    try (TopologyHarness h = new TopologyHarness(spec(), dir.resolve("state"))) {
+    try (TopologyRunner h = TopologyRunner.builder(spec()).stateDir(dir.resolve("state")).build()) {
       // both committed in the same millisecond; they arrive out of commit order
       h.send(event("u", "Bergen", 2_000, 1_772_352_000_000L), event("c", "Oslo", 1_000, 1_772_352_000_000L));
 
@@ -59,7 +59,7 @@ class DebeziumCommitOrderTest {
 
   @Test
   void shouldKeepTheLastCommittedRowCurrentWhenTheEventTimeLags() throws IOException {
-    try (TopologyHarness h = new TopologyHarness(spec(), dir.resolve("state"))) {
+    try (TopologyRunner h = TopologyRunner.builder(spec()).stateDir(dir.resolve("state")).build()) {
       // the later commit carries an older ts_ms (clock skew, or a long transaction): the LSN decides
       h.send(event("c", "Oslo", 1_000, 1_772_352_000_500L), event("u", "Bergen", 2_000, 1_772_352_000_100L));
 
@@ -71,8 +71,8 @@ class DebeziumCommitOrderTest {
 
   @Test
   void shouldSkipTheTombstoneAfterADeleteAndCountIt() throws IOException {
-    try (TopologyHarness h = new TopologyHarness(spec(), dir.resolve("state"))) {
-      TestInputTopic<byte[], byte[]> changes = h.driver.createInputTopic(h.spec.topics().changes(),
+    try (TopologyRunner h = TopologyRunner.builder(spec()).stateDir(dir.resolve("state")).build()) {
+      TestInputTopic<byte[], byte[]> changes = h.driver().createInputTopic(h.spec().topics().changes(),
           new ByteArraySerializer(), new ByteArraySerializer());
       byte[] key = "{\"customer_id\": 7}".getBytes(StandardCharsets.UTF_8);
       changes.pipeInput(key, event("c", "Oslo", 1_000, 1_772_352_000_000L).getBytes(StandardCharsets.UTF_8));
@@ -81,16 +81,16 @@ class DebeziumCommitOrderTest {
 
       List<Version> history = h.history();
 
-      assertThat(h.dead()).isEmpty();
+      assertThat(h.rejections()).isEmpty();
       assertThat(history).hasSize(1);
       assertThat(history.get(0).validTo()).isNotNull();
       assertThat(tombstonesSkipped(h)).isEqualTo(1.0);
     }
   }
 
-  private static double tombstonesSkipped(TopologyHarness h) {
+  private static double tombstonesSkipped(TopologyRunner h) {
     double total = 0;
-    for (var e : h.driver.metrics().entrySet()) {
+    for (var e : h.driver().metrics().entrySet()) {
       MetricName n = e.getKey();
       if (n.group().equals("dimstream") && n.name().equals("tombstones-skipped-total")) {
         total += ((Number) ((Metric) e.getValue()).metricValue()).doubleValue();

@@ -17,11 +17,11 @@ import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -142,18 +142,11 @@ class DimensionTopologyRestartIT {
 
   private static List<Version> applied(List<ConsumerRecord<byte[], byte[]>> records) {
     VersionJson json = new VersionJson(ITEMS);
-    Map<VersionJson.Key, Version> table = new HashMap<>();
+    VersionsById table = new VersionsById();
     for (ConsumerRecord<byte[], byte[]> r : records) {
-      VersionChange c = json.decodeChange(r.key(), r.value());
-      if (c instanceof VersionChange.Upsert u) {
-        table.put(new VersionJson.Key(c.key(), c.validFrom()), u.version());
-      } else {
-        table.remove(new VersionJson.Key(c.key(), c.validFrom()));
-      }
+      table.apply(json.decodeChange(r.key(), r.value()));
     }
-    List<Version> out = new ArrayList<>(table.values());
-    out.sort(BusinessKeys.VERSION_ORDER);
-    return out;
+    return table.sorted();
   }
 
   private static KafkaProducer<byte[], byte[]> producer() {

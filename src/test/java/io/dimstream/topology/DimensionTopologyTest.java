@@ -141,14 +141,14 @@ class DimensionTopologyTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void shouldFollowTheScd2Contract(Case c) {
-    try (TopologyHarness h = new TopologyHarness(CUSTOMERS, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(CUSTOMERS).stateDir(stateDir).build()) {
       h.send(c.before().toArray(String[]::new));
       h.emitted();
       h.send(c.batch().toArray(String[]::new));
 
       assertThat(h.emitted()).map(Object::toString).containsExactlyElementsOf(c.emitted());
       assertThat(h.history()).containsExactlyElementsOf(c.history());
-      assertThat(h.dead()).isEmpty();
+      assertThat(h.rejections()).isEmpty();
     }
   }
 
@@ -158,7 +158,7 @@ class DimensionTopologyTest {
         .column("region", ColumnType.STRING).column("store_id", ColumnType.INT)
         .column("manager", ColumnType.STRING).column("seq", ColumnType.LONG)
         .key("region", "store_id").sequence("seq").build();
-    try (TopologyHarness h = new TopologyHarness(spec, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(spec).stateDir(stateDir).build()) {
       h.send("{\"region\":\"eu\",\"store_id\":1,\"manager\":\"Ann\",\"seq\":1}",
           "{\"region\":\"us\",\"store_id\":1,\"manager\":\"Bob\",\"seq\":2}",
           "{\"region\":\"eu\",\"store_id\":1,\"manager\":\"Cid\",\"seq\":3}",
@@ -178,7 +178,7 @@ class DimensionTopologyTest {
         .column("id", ColumnType.LONG).column("status", ColumnType.STRING)
         .column("day", ColumnType.DATE).column("lsn", ColumnType.LONG)
         .key("id").sequence("day", "lsn").build();
-    try (TopologyHarness h = new TopologyHarness(spec, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(spec).stateDir(stateDir).build()) {
       h.send("{\"id\":1,\"status\":\"new\",\"day\":\"2024-01-01\",\"lsn\":9}",
           "{\"id\":1,\"status\":\"closed\",\"day\":\"2024-01-02\",\"lsn\":1}",
           // late within the first day: lsn 12 > 9, so it sits between the two
@@ -213,7 +213,7 @@ class DimensionTopologyTest {
         List.of("correct 01-05 to null"),
         List.of("correct 01-01 to 01-03", "open 01-03 to 01-05"),
         List.of("close 01-05 to 01-09"));
-    try (TopologyHarness h = new TopologyHarness(spec, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(spec).stateDir(stateDir).build()) {
       for (int i = 0; i < events.length; i++) {
         h.send(events[i]);
         assertThat(h.emitted()).as("event %d", i + 1).map(e -> e.kind().wireName() + " " + day(e.id().validFrom())

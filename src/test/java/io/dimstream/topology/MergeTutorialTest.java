@@ -38,14 +38,14 @@ class MergeTutorialTest {
     return Sequence.of(ChronoUnit.MICROS.between(Instant.EPOCH, Instant.parse(iso)));
   }
 
-  static List<String> described(List<TopologyHarness.Emitted> emitted) {
+  static List<String> described(List<TopologyRunner.Emitted> emitted) {
     return emitted.stream().map(e -> e.kind().wireName() + " " + e.id().key() + "@"
         + Instant.EPOCH.plus(e.id().validFrom().first(), ChronoUnit.MICROS)).toList();
   }
 
   @Test
   void shouldApplyTheTutorialBatchesWithoutDuplicatesOrLostRows() {
-    try (TopologyHarness h = new TopologyHarness(ORDERS, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(ORDERS).stateDir(stateDir).build()) {
       h.send(order(1001, "shipped", "2026-10-02T08:00:00Z"),
           order(1002, "cancelled", "2026-10-03T09:00:00Z"),
           order(1004, "placed", "2026-09-28T10:00:00Z"),
@@ -90,7 +90,7 @@ class MergeTutorialTest {
       assertThat(after.stream().filter(x -> x.key().equals(BusinessKey.of(1007L)))).containsExactly(
           v(1007, "placed", "2026-10-05T09:00:00Z", "2026-10-05T15:00:00Z"),
           v(1007, "shipped", "2026-10-05T15:00:00Z", null));
-      assertThat(h.dead()).isEmpty();
+      assertThat(h.rejections()).isEmpty();
     }
   }
 }

@@ -46,7 +46,7 @@ class PersistentStateTest {
 
   @Test
   void shouldPruneEventsPastTheHorizonButKeepTheAnchor() {
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
       List<ChangeEvent> all = new ArrayList<>();
       long[] seqs = {10, 20, 30, 400, 500};
       String[] colors = {"red", "blue", "blue", "green", "red"};
@@ -56,7 +56,7 @@ class PersistentStateTest {
       }
       assertThat(storedEvents(h)).isEqualTo(5);
 
-      h.driver.advanceWallClockTime(Duration.ofSeconds(61));
+      h.driver().advanceWallClockTime(Duration.ofSeconds(61));
       // newest 500, horizon 100: 10, 20 and 30 are past it; 30 stays as the anchor
       assertThat(storedEvents(h)).isEqualTo(3);
 
@@ -67,8 +67,8 @@ class PersistentStateTest {
     }
   }
 
-  private static int storedEvents(TopologyHarness h) {
-    KeyValueStore<Bytes, byte[]> store = h.driver.getKeyValueStore(DimensionTopology.EVENT_STORE);
+  private static int storedEvents(TopologyRunner h) {
+    KeyValueStore<Bytes, byte[]> store = h.driver().getKeyValueStore(DimensionTopology.EVENT_STORE);
     int n = 0;
     try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
       while (it.hasNext()) {

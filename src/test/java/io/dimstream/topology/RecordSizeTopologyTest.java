@@ -42,11 +42,11 @@ class RecordSizeTopologyTest {
     String atLimit = itemOfSize(1, 1, LIMIT);
     String over = itemOfSize(2, 1, LIMIT + 1);
     assertThat(atLimit.getBytes(StandardCharsets.UTF_8)).hasSize(LIMIT);
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
       h.send(atLimit, over, "{\"id\":3,\"color\":\"red\",\"seq\":1}");
 
-      List<TopologyHarness.Dead> dead = h.dead();
-      assertThat(dead).extracting(TopologyHarness.Dead::value, TopologyHarness.Dead::reason)
+      List<TopologyRunner.Rejection> dead = h.rejections();
+      assertThat(dead).extracting(TopologyRunner.Rejection::valueText, TopologyRunner.Rejection::reason)
           .containsExactly(org.assertj.core.groups.Tuple.tuple(over, RejectReason.TOO_LARGE));
       assertThat(dead.get(0).detail()).contains("1001 bytes", "limit of 1000", "service.max_record_bytes");
       assertThat(h.history()).containsExactly(
@@ -58,19 +58,19 @@ class RecordSizeTopologyTest {
   @Test
   void shouldKeepTheKeyAndAPrefixOfAValueTooLargeForTheDeadLetterTopic() {
     String huge = itemOfSize(4, 1, 1_000_000);
-    try (TopologyHarness h = new TopologyHarness(ITEMS, stateDir)) {
-      h.sendKeyed("item-4", huge);
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
+      h.send("item-4".getBytes(StandardCharsets.UTF_8), huge.getBytes(StandardCharsets.UTF_8));
       h.send("{\"id\":5,\"color\":\"red\",\"seq\":1}");
 
-      List<TopologyHarness.Dead> dead = h.dead();
+      List<TopologyRunner.Rejection> dead = h.rejections();
       assertThat(dead).hasSize(1);
-      TopologyHarness.Dead d = dead.get(0);
+      TopologyRunner.Rejection d = dead.get(0);
       assertThat(d.reason()).isEqualTo(RejectReason.TOO_LARGE);
       assertThat(new String(d.key(), StandardCharsets.UTF_8)).isEqualTo("item-4");
       // the copy must fit what the service lets itself write for a 1,000-byte policy, far below 1 MB
-      assertThat(d.value().length()).isLessThan(300_000).isPositive();
-      assertThat(huge).startsWith(d.value());
-      assertThat(d.detail()).contains("1000006 bytes", "keeps the first " + d.value().length() + " bytes");
+      assertThat(d.valueText().length()).isLessThan(300_000).isPositive();
+      assertThat(huge).startsWith(d.valueText());
+      assertThat(d.detail()).contains("1000006 bytes", "keeps the first " + d.valueText().length() + " bytes");
       assertThat(h.history()).extracting(Version::key).containsExactly(BusinessKey.of(5L));
     }
   }

@@ -2,6 +2,7 @@ package io.dimstream.table.internal.commit;
 
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -20,18 +21,18 @@ final class BucketMerge implements Iterator<Version> {
   private static final Logger LOG = LoggerFactory.getLogger(BucketMerge.class);
 
   private final Iterator<Version> rows;
-  private final List<Map.Entry<Identity, VersionChange>> changes;
-  private final Set<Identity> found;
+  private final List<Map.Entry<VersionId, VersionChange>> changes;
+  private final Set<VersionId> found;
   private final String file;
-  private Set<Identity> changeIds;
+  private Set<VersionId> changeIds;
   private int ci;
   private Version pendingRow;
-  private Identity lastRowId;
+  private VersionId lastRowId;
   private Version next;
   long copied;
   long emitted;
 
-  BucketMerge(Iterator<Version> rows, List<Map.Entry<Identity, VersionChange>> changes, Set<Identity> found,
+  BucketMerge(Iterator<Version> rows, List<Map.Entry<VersionId, VersionChange>> changes, Set<VersionId> found,
       String file) {
     this.rows = rows;
     this.changes = changes;
@@ -49,8 +50,8 @@ final class BucketMerge implements Iterator<Version> {
     }
     while (rows.hasNext()) {
       Version r = rows.next();
-      Identity id = Identity.of(r);
-      if (changeIds == null && lastRowId != null && lastRowId.compareTo(id) >= 0) {
+      VersionId id = VersionId.of(r);
+      if (changeIds == null && lastRowId != null && IdentityOrder.ORDER.compare(lastRowId, id) >= 0) {
         LOG.warn("bucket file {} is not sorted by (key, valid_from); matching its rows to the changes by identity",
             file);
         changeIds = new HashSet<>();
@@ -70,11 +71,11 @@ final class BucketMerge implements Iterator<Version> {
     next = null;
     while (next == null) {
       Version r = nextRow();
-      Map.Entry<Identity, VersionChange> c = ci < changes.size() ? changes.get(ci) : null;
+      Map.Entry<VersionId, VersionChange> c = ci < changes.size() ? changes.get(ci) : null;
       if (r == null && c == null) {
         return;
       }
-      int cmp = r == null ? 1 : c == null ? -1 : Identity.of(r).compareTo(c.getKey());
+      int cmp = r == null ? 1 : c == null ? -1 : IdentityOrder.ORDER.compare(VersionId.of(r), c.getKey());
       if (cmp < 0) {
         copied++;
         next = r;

@@ -4,6 +4,7 @@ import io.dimstream.config.Column;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
@@ -74,16 +75,16 @@ public final class CommitPlanner {
    * identity of a change, or when its rows must move (files another engine left unbucketed).
    */
   public CommitPlan plan(List<VersionChange> changes) {
-    Map<Identity, VersionChange> last = new LinkedHashMap<>();
+    Map<VersionId, VersionChange> last = new LinkedHashMap<>();
     for (VersionChange c : changes) {
       VersionChange n = normalize(c);
-      last.put(Identity.of(n), n);
+      last.put(VersionId.of(n), n);
     }
-    Map<Integer, List<Map.Entry<Identity, VersionChange>>> byBucket = new HashMap<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
+    Map<Integer, List<Map.Entry<VersionId, VersionChange>>> byBucket = new HashMap<>();
+    for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
       byBucket.computeIfAbsent(Buckets.of(e.getKey().key(), buckets), x -> new ArrayList<>()).add(e);
     }
-    byBucket.values().forEach(l -> l.sort((x, y) -> x.getKey().compareTo(y.getKey())));
+    byBucket.values().forEach(l -> l.sort((x, y) -> IdentityOrder.ORDER.compare(x.getKey(), y.getKey())));
     Map<Integer, List<AddFile>> currentByBucket = new HashMap<>();
     List<AddFile> unbucketed = new ArrayList<>();
     List<AddFile> closedFiles = new ArrayList<>();
@@ -101,7 +102,7 @@ public final class CommitPlanner {
     }
     List<AddFile> removed = new ArrayList<>(unbucketed);
     // buckets not held as one file: read into memory (every bucket when another engine left unbucketed files)
-    Map<Integer, Map<Identity, Version>> inMemory = new HashMap<>();
+    Map<Integer, Map<VersionId, Version>> inMemory = new HashMap<>();
     if (!unbucketed.isEmpty()) {
       for (AddFile f : unbucketed) {
         readInto(f, inMemory);
@@ -120,15 +121,15 @@ public final class CommitPlanner {
       moved.addAll(currentByBucket.keySet());
     }
     // current partition: one merge per rewritten bucket, streaming when the bucket is one file
-    Set<Identity> found = new HashSet<>();
+    Set<VersionId> found = new HashSet<>();
     long copied = 0;
     long output = 0;
     TreeSet<Integer> candidates = new TreeSet<>(byBucket.keySet());
     candidates.addAll(moved);
     for (int b : candidates) {
-      List<Map.Entry<Identity, VersionChange>> bucketChanges = byBucket.getOrDefault(b, List.of());
+      List<Map.Entry<VersionId, VersionChange>> bucketChanges = byBucket.getOrDefault(b, List.of());
       List<AddFile> old = currentByBucket.getOrDefault(b, List.of());
-      Map<Identity, Version> memory = inMemory.get(b);
+      Map<VersionId, Version> memory = inMemory.get(b);
       if (!moved.contains(b) && !opensVersion(bucketChanges) && !holdsAny(memory, old, bucketChanges)) {
         continue;
       }
@@ -151,7 +152,7 @@ public final class CommitPlanner {
       }
     }
     // closed partition: only files whose statistics admit a changed identity, and only if it is really there
-    Set<Identity> unresolved = new HashSet<>(last.keySet());
+    Set<VersionId> unresolved = new HashSet<>(last.keySet());
     unresolved.removeAll(found);
     List<List<Version>> keptClosed = new ArrayList<>();
     copied += resolveClosed(closedFiles, unresolved, found, keptClosed, removed);
@@ -159,7 +160,7 @@ public final class CommitPlanner {
     long updated = 0;
     long deleted = 0;
     List<Version> newClosed = new ArrayList<>();
-    for (Map.Entry<Identity, VersionChange> e : last.entrySet()) {
+    for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
       boolean existed = found.contains(e.getKey());
       if (e.getValue() instanceof VersionChange.Upsert u) {
         if (existed) {
@@ -180,8 +181,8 @@ public final class CommitPlanner {
     return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, copied, output);
   }
 
-  private static boolean opensVersion(List<Map.Entry<Identity, VersionChange>> changes) {
-    for (Map.Entry<Identity, VersionChange> e : changes) {
+  private static boolean opensVersion(List<Map.Entry<VersionId, VersionChange>> changes) {
+    for (Map.Entry<VersionId, VersionChange> e : changes) {
       if (e.getValue() instanceof VersionChange.Upsert u && u.version().isCurrent()) {
         return true;
       }
@@ -193,8 +194,8 @@ public final class CommitPlanner {
    * Whether the bucket holds the identity of one of {@code changes}: looked up in memory, or read from its file
    * when the file's key statistics admit one (a bucket whose changes only close or retract versions).
    */
-  private boolean holdsAny(Map<Identity, Version> memory, List<AddFile> old,
-      List<Map.Entry<Identity, VersionChange>> changes) {
+  private boolean holdsAny(Map<VersionId, Version> memory, List<AddFile> old,
+      List<Map.Entry<VersionId, VersionChange>> changes) {
     if (changes.isEmpty()) {
       return false;
     }
@@ -208,12 +209,12 @@ public final class CommitPlanner {
     if (changes.stream().noneMatch(e -> st.mayContainKey(e.getKey().key()))) {
       return false;
     }
-    Set<Identity> ids = new HashSet<>();
+    Set<VersionId> ids = new HashSet<>();
     changes.forEach(e -> ids.add(e.getKey()));
     try (DataFiles.RowIterator it = DataFiles.read(path(old.get(0)), layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
-        if (ids.contains(Identity.of(v))) {
+        if (ids.contains(VersionId.of(v))) {
           return true;
         }
       }
@@ -221,21 +222,21 @@ public final class CommitPlanner {
     return false;
   }
 
-  private static Iterator<Version> sorted(Map<Identity, Version> rows) {
+  private static Iterator<Version> sorted(Map<VersionId, Version> rows) {
     List<Version> out = new ArrayList<>(rows.values());
     out.sort(ValueOrder.BY_IDENTITY);
     return out.iterator();
   }
 
   /** Reads the closed files that may hold an unresolved identity; returns the rows copied into their rewrites. */
-  private long resolveClosed(List<AddFile> closedFiles, Set<Identity> unresolved, Set<Identity> foundClosed,
+  private long resolveClosed(List<AddFile> closedFiles, Set<VersionId> unresolved, Set<VersionId> foundClosed,
       List<List<Version>> keptClosed, List<AddFile> removed) {
     if (unresolved.isEmpty()) {
       return 0;
     }
     long copied = 0;
     // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
-    Identity[] byFrom = unresolved.toArray(Identity[]::new);
+    VersionId[] byFrom = unresolved.toArray(VersionId[]::new);
     Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
     long[] froms = new long[byFrom.length];
     for (int i = 0; i < byFrom.length; i++) {
@@ -257,7 +258,7 @@ public final class CommitPlanner {
       try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
         while (it.hasNext()) {
           Version v = it.next();
-          Identity id = Identity.of(v);
+          VersionId id = VersionId.of(v);
           if (unresolved.contains(id)) {
             foundClosed.add(id);
             hit = true;
@@ -311,12 +312,12 @@ public final class CommitPlanner {
   }
 
   /** Reads a current file into per-bucket maps by identity (a later file's row of one identity wins). */
-  private void readInto(AddFile f, Map<Integer, Map<Identity, Version>> byBucket) {
+  private void readInto(AddFile f, Map<Integer, Map<VersionId, Version>> byBucket) {
     try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
         byBucket.computeIfAbsent(Buckets.of(v.key(), buckets), x -> new HashMap<>())
-            .put(Identity.of(v), v);
+            .put(VersionId.of(v), v);
       }
     }
   }
