@@ -49,6 +49,11 @@ final class ServiceMetricsReader implements ServiceMetrics {
   }
 
   @Override
+  public long tombstonesSkipped() {
+    return (long) total(Counter.TOMBSTONES_SKIPPED);
+  }
+
+  @Override
   public long streamThreadFailures() {
     return threads.failures();
   }

@@ -18,6 +18,8 @@ final class PrometheusText {
         "Late events spliced into a key's history.", ServiceMetrics::lateEventsSpliced);
     family(b, dims, "dimstream_dlq_records_total", "counter", "Records sent to the dead-letter topic.",
         ServiceMetrics::dlqRecords);
+    family(b, dims, "dimstream_tombstones_skipped_total", "counter",
+        "Debezium tombstones after deletes, skipped under delete: debezium.", ServiceMetrics::tombstonesSkipped);
     family(b, dims, "dimstream_compaction_lag_records", "gauge",
         "Version records not yet committed to the table.", ServiceMetrics::compactionLag);
     family(b, dims, "dimstream_table_last_commit_version", "gauge",

@@ -25,6 +25,11 @@ public interface ServiceMetrics {
   /** The table's latest version; -1 before the first commit. */
   long lastCommitVersion();
 
+  /** Debezium tombstones that followed deletes and were skipped under {@code delete: debezium}. */
+  default long tombstonesSkipped() {
+    return 0;
+  }
+
   /** Stream threads that failed (and were replaced) since the service started. */
   default long streamThreadFailures() {
     return 0;

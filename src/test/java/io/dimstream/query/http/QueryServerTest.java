@@ -178,6 +178,7 @@ class QueryServerTest {
         "dimstream_versions_out_total{dimension=\"customers\"} 900",
         "dimstream_late_events_spliced_total{dimension=\"customers\"} 12",
         "dimstream_dlq_records_total{dimension=\"customers\"} 3",
+        "dimstream_tombstones_skipped_total{dimension=\"customers\"} 5",
         "dimstream_compaction_lag_records{dimension=\"customers\"} 40",
         "dimstream_table_last_commit_version{dimension=\"customers\"} 17",
         "dimstream_table_last_commit_version{dimension=\"accounts\"} -1");
@@ -266,6 +267,11 @@ class QueryServerTest {
     @Override
     public long lastCommitVersion() {
       return 17;
+    }
+
+    @Override
+    public long tombstonesSkipped() {
+      return 5;
     }
   }
 }
