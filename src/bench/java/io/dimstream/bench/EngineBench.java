@@ -5,6 +5,8 @@ import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.testkit.ChangeStreams;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -87,15 +89,17 @@ public class EngineBench {
   /** Runs the JMH benchmark in a forked JVM and prints events/s per scenario and shape. */
   public static void main(String[] args) throws Exception {
     boolean quick = args.length > 0 && args[0].equals("quick");
-    String[] shapes = quick ? new String[] {"10000x100000", "1000000x1000000"}
-        : new String[] {"10000x500000", "1000000x3000000"};
+    Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/engine"));
+    String[] shapes = quick ? new String[] {"10000x50000", "1000000x1000000"}
+        : new String[] {"10000x200000", "1000000x2000000"};
     Options options = new OptionsBuilder()
         .include(EngineBench.class.getName() + ".apply")
         .param("shape", shapes)
         .forks(1)
-        .warmupIterations(quick ? 1 : 2)
-        .measurementIterations(quick ? 2 : 5)
+        .warmupIterations(quick ? 0 : 1)
+        .measurementIterations(quick ? 1 : 3)
         .jvmArgs("-Xmx8g", "-XX:+UseParallelGC")
+        .output(work.resolve("jmh.log").toString()) // JMH's own report; stdout carries only figures
         .build();
     Collection<RunResult> results = new Runner(options).run();
     for (RunResult r : results) {
