@@ -30,6 +30,10 @@ final class ChildProcess {
         "-Xmx" + heap, "-Xlog:gc:file=" + gcLog, "-Dlogback.configurationFile=src/bench/resources/logback-bench.xml",
         "-cp", classpath()));
     cmd.addAll(jvmArgs);
+    String jfrDir = System.getenv("BENCH_JFR_DIR");
+    if (jfrDir != null && !jfrDir.isBlank()) {
+      cmd.add("-XX:StartFlightRecording=settings=profile,filename=" + Path.of(jfrDir, name + ".jfr").toAbsolutePath());
+    }
     cmd.add(mainClass);
     cmd.addAll(args);
     long start = System.nanoTime();
