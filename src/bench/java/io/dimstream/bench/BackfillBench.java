@@ -4,7 +4,6 @@ import static io.dimstream.bench.Figures.emit;
 import static io.dimstream.bench.Figures.params;
 
 import io.dimstream.table.DeltaTable;
-import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,10 +29,13 @@ public final class BackfillBench {
     for (Shape s : shapes) {
       Path input = work.resolve("changes-" + s.events() + "-" + s.keys() + ".jsonl");
       if (!Files.exists(input)) {
-        long g = System.nanoTime();
-        ChangeStreams.random(BenchSpecs.customers(), 20_261_201L).keys(s.keys()).events(s.events())
-            .late(0.05).duplicates(0.02).deletes(0.01).noChange(0.05).generate().writeJsonLines(input);
-        System.err.printf("generated %s in %.1f s%n", input, (System.nanoTime() - g) / 1e9);
+        ChildProcess.Measured g = ChildProcess.run(work, "generate-" + s.events(), s.events() > 2_000_000 ? "14g"
+            : "3g", List.of(), GenerateChanges.class.getName(), List.of(Integer.toString(s.events()),
+                Integer.toString(s.keys()), "20261201", input.toString()));
+        if (g.exitCode() != 0) {
+          Files.deleteIfExists(input);
+          throw new IllegalStateException("generating " + input + " exited " + g.exitCode());
+        }
       }
       Path table = work.resolve("table-" + s.events());
       delete(table);
