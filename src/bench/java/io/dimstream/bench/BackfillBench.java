@@ -1,0 +1,85 @@
+package io.dimstream.bench;
+
+import static io.dimstream.bench.Figures.emit;
+import static io.dimstream.bench.Figures.params;
+
+import io.dimstream.table.DeltaTable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code dimstream backfill} from the outside: a seeded change file (5% late, 2% duplicate, 1% delete, 5%
+ * no-change), the CLI run in its own JVM, wall time, events/s, peak heap and RSS; then the floor in the same run,
+ * {@link ParquetFloor} over the same file writing as many rows as the table got.
+ */
+public final class BackfillBench {
+  private BackfillBench() {}
+
+  /** One backfill size. */
+  private record Shape(int events, int keys, String heap) {}
+
+  public static void main(String[] args) throws Exception {
+    boolean quick = args.length > 0 && args[0].equals("quick");
+    Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/backfill"));
+    List<Shape> shapes = quick ? List.of(new Shape(200_000, 20_000, "2g"))
+        : List.of(new Shape(1_000_000, 100_000, "4g"), new Shape(10_000_000, 1_000_000, "12g"));
+    Path config = BenchSpecs.write(work, "backfill", null, "");
+    for (Shape s : shapes) {
+      Path input = work.resolve("changes-" + s.events() + "-" + s.keys() + ".jsonl");
+      if (!Files.exists(input)) {
+        ChildProcess.Measured g = ChildProcess.run(work, "generate-" + s.events(), s.events() > 2_000_000 ? "14g"
+            : "3g", List.of(), GenerateChanges.class.getName(), List.of(Integer.toString(s.events()),
+                Integer.toString(s.keys()), "20261201", input.toString()));
+        if (g.exitCode() != 0) {
+          Files.deleteIfExists(input);
+          throw new IllegalStateException("generating " + input + " exited " + g.exitCode());
+        }
+      }
+      Path table = work.resolve("table-" + s.events());
+      delete(table);
+      ChildProcess.Measured b = ChildProcess.run(work, "backfill-" + s.events(), s.heap(), List.of(),
+          "io.dimstream.cli.Main", List.of("backfill", "--config", config.toString(), "--input", input.toString(),
+              "--table", table.toString()));
+      if (b.exitCode() != 0) {
+        throw new IllegalStateException("backfill of " + input + " exited " + b.exitCode() + "; see "
+            + work.resolve("backfill-" + s.events() + ".log"));
+      }
+      long rows = DeltaTable.open(table).latest().rowCount();
+      Map<String, Object> p = params("events", s.events(), "keys", s.keys(), "late", 0.05, "duplicates", 0.02,
+          "deletes", 0.01, "no_change", 0.05, "versions_written", rows, "xmx", s.heap(), "file_mb",
+          Files.size(input) >> 20, "command", "dimstream backfill (io.dimstream.cli.Main, own JVM)");
+      emit("backfill", "wall", b.wallSeconds(), "s", p);
+      emit("backfill", "events_per_s", s.events() / b.wallSeconds(), "events/s", p);
+      emit("backfill", "peak_heap", b.peakHeapMb(), "MiB", p);
+      emit("backfill", "peak_rss", b.peakRssMb(), "MiB", p);
+
+      Path parquet = work.resolve("floor-" + s.events() + ".parquet");
+      ChildProcess.Measured f = ChildProcess.run(work, "floor-" + s.events(), s.heap(), List.of(),
+          ParquetFloor.class.getName(), List.of(input.toString(), parquet.toString(), Long.toString(rows)));
+      if (f.exitCode() != 0) {
+        throw new IllegalStateException("floor over " + input + " exited " + f.exitCode());
+      }
+      Map<String, Object> q = params("events", s.events(), "rows_written", rows, "xmx", s.heap(), "what",
+          "Jackson readTree per line + one snappy Parquet file, own JVM");
+      emit("backfill", "floor_wall", f.wallSeconds(), "s", q);
+      emit("backfill", "floor_events_per_s", s.events() / f.wallSeconds(), "events/s", q);
+      emit("backfill", "floor_peak_heap", f.peakHeapMb(), "MiB", q);
+      emit("backfill", "wall_ratio_to_floor", b.wallSeconds() / f.wallSeconds(), "x", params("events", s.events()));
+      delete(table);
+      Files.deleteIfExists(parquet);
+    }
+  }
+
+  static void delete(Path dir) throws java.io.IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var files = Files.walk(dir)) {
+      for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(f);
+      }
+    }
+  }
+}

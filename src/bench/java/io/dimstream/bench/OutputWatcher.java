@@ -1,0 +1,122 @@
+package io.dimstream.bench;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads an output topic read_committed from the beginning and notes, per record, when it became visible minus
+ * its record timestamp (the producer's CreateTime of the change that caused it; both clocks are this JVM's).
+ */
+final class OutputWatcher implements Runnable, AutoCloseable {
+  private final Map<String, Object> kafka;
+  private final String topic;
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final AtomicBoolean atEnd = new AtomicBoolean();
+  private final Map<Integer, Long> lastOffsets = new HashMap<>();
+  private final Thread thread;
+  private long[] latencies = new long[1 << 16];
+  private int count;
+  private long firstSeenNanos = -1;
+
+  private OutputWatcher(Map<String, Object> kafka, String topic) {
+    this.kafka = kafka;
+    this.topic = topic;
+    this.thread = new Thread(this, "watch-" + topic);
+  }
+
+  static OutputWatcher start(Map<String, Object> kafka, String topic) {
+    OutputWatcher w = new OutputWatcher(kafka, topic);
+    w.thread.start();
+    return w;
+  }
+
+  @Override
+  public void run() {
+    Properties p = new Properties();
+    p.putAll(kafka);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "20");
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+      List<TopicPartition> parts = List.of();
+      while (running.get() && parts.isEmpty()) {
+        // the topic may not exist yet (a Streams app creates its output on first write)
+        parts = c.listTopics(Duration.ofSeconds(10)).getOrDefault(topic, List.of()).stream()
+            .map(i -> new TopicPartition(topic, i.partition())).toList();
+        if (parts.isEmpty()) {
+          sleep(50);
+        }
+      }
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      while (running.get()) {
+        var records = c.poll(Duration.ofMillis(50));
+        long now = System.currentTimeMillis();
+        synchronized (this) {
+          for (ConsumerRecord<byte[], byte[]> r : records) {
+            if (firstSeenNanos < 0) {
+              firstSeenNanos = System.nanoTime();
+            }
+            if (count == latencies.length) {
+              latencies = Arrays.copyOf(latencies, count * 2);
+            }
+            latencies[count++] = now - r.timestamp();
+            lastOffsets.merge(r.partition(), r.offset(), Math::max);
+          }
+        }
+        Map<TopicPartition, Long> ends = c.endOffsets(parts);
+        List<TopicPartition> assigned = parts;
+        atEnd.set(assigned.stream().allMatch(tp -> c.position(tp) >= ends.get(tp)));
+      }
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  boolean atEnd() {
+    return atEnd.get();
+  }
+
+  synchronized int count() {
+    return count;
+  }
+
+  synchronized long firstSeenNanos() {
+    return firstSeenNanos;
+  }
+
+  synchronized Map<Integer, Long> lastOffsets() {
+    return Map.copyOf(lastOffsets);
+  }
+
+  /** Produce → visible latencies in ms, sorted. */
+  synchronized long[] latencies() {
+    long[] out = Arrays.copyOf(latencies, count);
+    Arrays.sort(out);
+    return out;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    running.set(false);
+    thread.join();
+  }
+}

@@ -1,0 +1,172 @@
+package io.dimstream.bench;
+
+import static io.dimstream.bench.Figures.emit;
+import static io.dimstream.bench.Figures.params;
+import static io.dimstream.bench.Figures.percentile;
+
+import io.dimstream.broker.EmbeddedKafkaBroker;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.history.Scd2Fold;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Version;
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.table.DeltaTable;
+import io.dimstream.testkit.ChangeStreams;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * The streaming path on one embedded KRaft broker in this JVM: the service as {@code dimstream run} wires it
+ * (exactly-once v2, compactor running, one partition) against {@link BaselineStreamsApp} on the same broker, fed
+ * the same generated records by the same producer. Unpaced: events/s until every output is committed, and the
+ * ratio dimstream / baseline. Paced at 1k, 2k and 5k events/s: produce → output latency per record.
+ */
+public final class TopologyBench {
+  private static final long SEED = 20_261_129L;
+
+  private TopologyBench() {}
+
+  public static void main(String[] args) throws Exception {
+    boolean quick = args.length > 0 && args[0].equals("quick");
+    Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/topology"));
+    int unpacedEvents = quick ? 20_000 : 200_000;
+    int keys = quick ? 5_000 : 20_000;
+    int pacedSeconds = quick ? 6 : 30;
+    long[] rates = {1_000, 2_000, 5_000};
+
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
+      String bootstrap = broker.bootstrapServers();
+      Input unpaced = input(unpacedEvents, keys);
+      double dim = dimstream(work, bootstrap, "unpaced", unpaced, 0, true);
+      double base = baseline(work, broker, "unpaced", unpaced, 0);
+      emit("topology", "ratio_dimstream_to_baseline", dim / base, "x", params("events", unpacedEvents, "keys",
+          keys, "dimstream_events_per_s", Math.round(dim), "baseline_events_per_s", Math.round(base)));
+      for (long rate : rates) {
+        Input in = input((int) (rate * pacedSeconds), keys);
+        dimstream(work, bootstrap, "paced" + rate, in, rate, false);
+        if (!quick || rate == 2_000) {
+          baseline(work, broker, "paced" + rate, in, rate);
+        }
+      }
+    }
+  }
+
+  /** A generated stream with the record keys a keyed CDC topic would carry (the business key). */
+  private record Input(int keys, List<ChangeEvent> events, List<byte[]> recordKeys, List<byte[]> values) {}
+
+  private static Input input(int events, int keys) {
+    ChangeStreams.GeneratedStream s = ChangeStreams.random(BenchSpecs.customers(), SEED).keys(keys).events(events)
+        .late(0.05).duplicates(0.02).noChange(0.05).deletes(0.01).generate();
+    List<byte[]> k = s.events().stream().map(e -> e.key().values().get(0).toString()
+        .getBytes(StandardCharsets.UTF_8)).toList();
+    List<byte[]> v = s.jsonLines().stream().map(l -> l.getBytes(StandardCharsets.UTF_8)).toList();
+    return new Input(keys, s.events(), k, v);
+  }
+
+  private static double dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check)
+      throws Exception {
+    String name = "dim-" + run;
+    DimensionSpec spec = DimensionSpecLoader.load(BenchSpecs.write(work, name, bootstrap,
+        "  compaction: {interval: 1000ms}\n"));
+    try (DimensionService service = DimensionService.start(spec, bootstrap);
+        OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
+      Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(), in.recordKeys(), in.values(), rate);
+      long streamsDone = -1;
+      long tableDone = -1;
+      long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+      while (tableDone < 0) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(name + ": not caught up after 15 minutes");
+        }
+        if (service.compactor().failure() != null) {
+          throw new IllegalStateException(name + ": compactor failed", service.compactor().failure());
+        }
+        if (streamsDone < 0 && CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
+            && versions.atEnd()) {
+          streamsDone = System.nanoTime();
+        }
+        if (streamsDone >= 0 && CatchUp.tableCaughtUp(service.kafka(), spec, service.table())) {
+          tableDone = System.nanoTime();
+        } else {
+          Thread.sleep(20);
+        }
+      }
+      long[] lat = versions.latencies();
+      double toVersions = in.values().size() * 1e9 / (streamsDone - sent.startNanos());
+      double toTable = in.values().size() * 1e9 / (tableDone - sent.startNanos());
+      Map<String, Object> p = params("app", "dimstream", "run", run, "events", in.values().size(), "keys",
+          in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
+          "compaction_interval_ms", 1000, "produced_events_per_s", Math.round(sent.perSecond()));
+      if (rate == 0) {
+        emit("topology", "events_per_s_changes_to_versions", toVersions, "events/s", p);
+        emit("topology", "events_per_s_changes_to_table", toTable, "events/s", p);
+      }
+      latency("dimstream", lat, p);
+      emit("topology", "ms_last_ack_to_table_visible", (tableDone - sent.endNanos()) / 1e6, "ms", p);
+      if (check) {
+        List<Version> expected = Scd2Fold.fold(spec, in.events());
+        List<Version> actual;
+        try (Stream<Version> s = DeltaTable.open(spec.service().tablePath()).latest().scan()) {
+          actual = new ArrayList<>(s.toList());
+        }
+        actual.sort(BusinessKeys.VERSION_ORDER);
+        emit("topology", "table_equals_reference_fold", actual.equals(expected) ? 1 : 0, "bool",
+            params("run", run, "table_rows", actual.size(), "reference_rows", expected.size()));
+      }
+      return toVersions;
+    }
+  }
+
+  private static double baseline(Path work, EmbeddedKafkaBroker broker, String run, Input in, long rate)
+      throws Exception {
+    String topic = "baseline-" + run + ".changes";
+    String out = "baseline-" + run + ".out";
+    Map<String, Object> kafka = broker.clientProperties();
+    try (Admin admin = Admin.create(kafka)) {
+      // the same shape as the service's changes topic: one partition, replication 1
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1), new NewTopic(out, 1, (short) 1))).all().get();
+    }
+    try (BaselineStreamsApp app = BaselineStreamsApp.start(kafka, "baseline-" + run, topic, out,
+        work.resolve("baseline-" + run + "-state"));
+        OutputWatcher watcher = OutputWatcher.start(kafka, out)) {
+      Load.Sent sent = Load.send(kafka, topic, in.recordKeys(), in.values(), rate);
+      long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+      while (watcher.count() < in.values().size()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("baseline " + run + ": " + watcher.count() + " of "
+              + in.values().size() + " records out after 10 minutes");
+        }
+        Thread.sleep(10);
+      }
+      long done = System.nanoTime();
+      double perSecond = in.values().size() * 1e9 / (done - sent.startNanos());
+      Map<String, Object> p = params("app", "baseline", "run", run, "events", in.values().size(), "keys",
+          in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
+          "produced_events_per_s", Math.round(sent.perSecond()), "per_record", "rocksdb get+put, one record out");
+      if (rate == 0) {
+        emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
+      }
+      latency("baseline", watcher.latencies(), p);
+      return perSecond;
+    }
+  }
+
+  private static void latency(String app, long[] sorted, Map<String, Object> p) {
+    Map<String, Object> q = new java.util.LinkedHashMap<>(p);
+    q.put("output_records", sorted.length);
+    emit("topology", app + "_latency_p50", percentile(sorted, 50), "ms", q);
+    emit("topology", app + "_latency_p99", percentile(sorted, 99), "ms", q);
+    emit("topology", app + "_latency_max", percentile(sorted, 100), "ms", q);
+  }
+}
