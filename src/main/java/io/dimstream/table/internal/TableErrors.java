@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
+import java.util.TreeSet;
 
 /** Builds every user-facing table error: what happened, why, and how to fix it, naming the file involved. */
 public final class TableErrors {
@@ -70,8 +72,17 @@ public final class TableErrors {
 
   public static TableException unsupportedProtocol(Path root, int reader, int writer) {
     return new TableException(root + ": the table needs Delta reader version " + reader + " / writer version "
-        + writer + ", but dimstream reads version 1 and writes version 2 (no table features). Fix: use a table "
-        + "written by dimstream, or one whose protocol was not upgraded (e.g. by enabling deletion vectors).");
+        + writer + ", but dimstream reads reader versions 1 and 3 (table features: deletionVectors) and writes "
+        + "version 2 (no table features). Fix: use a table written by dimstream, or read this one with an engine "
+        + "that supports its protocol (e.g. Spark with Delta Lake).");
+  }
+
+  public static TableException unsupportedReaderFeatures(Path root, Collection<String> unsupported,
+      Collection<String> supported) {
+    return new TableException(root + ": the table uses the Delta reader feature(s) " + new TreeSet<>(unsupported)
+        + ", which dimstream does not implement (it reads " + new TreeSet<>(supported) + "); reading it anyway "
+        + "could return wrong rows. Fix: read the table with an engine that supports these features (e.g. Spark "
+        + "with Delta Lake), or write the dimension to a table without them.");
   }
 
   public static TableException notADimensionTable(Path root) {
