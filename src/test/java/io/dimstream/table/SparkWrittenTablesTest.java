@@ -11,6 +11,9 @@ import io.dimstream.fixtures.SparkWrittenTables;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.log.Checkpoints;
+import io.dimstream.table.internal.log.DeltaLog;
+import io.dimstream.table.internal.log.TableState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -86,6 +89,24 @@ class SparkWrittenTablesTest {
     List<String> expected = expectedRows(name);
     assertThat(rows(spec, scan(reopened.latest()))).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(rows(spec, KernelReader.latest(copy, spec))).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  @Test
+  void shouldReplayADeletionVectorChangeOnTopOfACheckpointThatCarriesTheFormerOne() throws IOException {
+    Path copy = copy("dv-delete");
+    DeltaTable table = DeltaTable.open(copy);
+    DimensionSpec spec = table.spec();
+    // version 3 holds the first DELETE's DV; version 4 removes that file-and-DV and adds the file with a new DV
+    TableState three = table.snapshotAt(3).state;
+    assertThat(three.adds.values()).anyMatch(a -> a.deletionVector() != null);
+    Checkpoints.write(new DeltaLog(copy), three, 0);
+    assertThat(new DeltaLog(copy).checkpointVersions()).containsExactly(3L);
+    DeltaTable reopened = DeltaTable.open(copy);
+    List<String> expected = expectedRows("dv-delete");
+    assertThat(rows(spec, scan(reopened.latest()))).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(rows(spec, KernelReader.latest(copy, spec))).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(rows(spec, scan(reopened.snapshotAt(3))))
+        .containsExactlyInAnyOrderElementsOf(rows(spec, KernelReader.atVersion(copy, spec, 3)));
   }
 
   @Test
