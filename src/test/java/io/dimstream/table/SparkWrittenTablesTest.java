@@ -1,6 +1,7 @@
 package io.dimstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -107,6 +108,22 @@ class SparkWrittenTablesTest {
     assertThat(rows(spec, KernelReader.latest(copy, spec))).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(rows(spec, scan(reopened.snapshotAt(3))))
         .containsExactlyInAnyOrderElementsOf(rows(spec, KernelReader.atVersion(copy, spec, 3)));
+  }
+
+  @Test
+  void shouldRefuseADeletionVectorThatDeletesRowsTheFileDoesNotHave() throws IOException {
+    Path copy = copy("dv-delete");
+    Path commit = copy.resolve("_delta_log/00000000000000000004.json");
+    // give the 3-row bucket file the 130-row closed file's DV, as a writer mixing up its files would
+    String log = Files.readString(commit);
+    String wrong = log.replace("\"offset\":88,\"sizeInBytes\":34,\"cardinality\":1}",
+        "\"offset\":1,\"sizeInBytes\":79,\"cardinality\":51}");
+    assertThat(wrong).isNotEqualTo(log);
+    Files.writeString(commit, wrong);
+    DeltaTable table = DeltaTable.open(copy);
+    assertThatThrownBy(() -> scan(table.latest())).isInstanceOf(TableException.class)
+        .hasMessageContaining("bucket-00001-of-00064").hasMessageContaining("does not belong to this file")
+        .hasMessageContaining("Fix:");
   }
 
   @Test

@@ -70,6 +70,13 @@ public final class TableErrors {
         + "Fix: restore the file from a backup.", cause);
   }
 
+  public static TableException deletionVectorPastEnd(Path file, long rows, long position) {
+    return new TableException(file + ": the table's deletion vector for this data file deletes row " + position
+        + " but the file has only " + rows + " rows, so the deletion vector does not belong to this file and the "
+        + "rows it should hide cannot be known. Fix: restore the data file and its deletion vector from a backup, "
+        + "or read a table version before the commit that added the deletion vector.");
+  }
+
   public static TableException unsupportedProtocol(Path root, int reader, int writer) {
     return new TableException(root + ": the table needs Delta reader version " + reader + " / writer version "
         + writer + ", but dimstream reads reader versions 1 and 3 (table features: deletionVectors) and writes "

@@ -93,11 +93,14 @@ public final class DataFiles {
     private final RoaringBitmapArray deleted;
     /** The position in the file of the row {@code reader.read()} returns next. */
     private long position;
+    /** The highest position the deletion vector deletes; -1 without one. */
+    private final long lastDeleted;
 
     RowIterator(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted) {
       this.file = file;
       this.layout = layout;
       this.deleted = deleted;
+      this.lastDeleted = deleted == null ? -1 : deleted.last();
       if (!Files.exists(file)) {
         throw TableErrors.missingDataFile(file, tableVersion);
       }
@@ -124,6 +127,11 @@ public final class DataFiles {
       } catch (IOException | RuntimeException e) {
         close();
         throw TableErrors.unreadableDataFile(file, e);
+      }
+      if (next == null && deleted != null && position <= lastDeleted) {
+        // a DV that deletes rows the file does not have belongs to another file: its other rows cannot be trusted
+        close();
+        throw TableErrors.deletionVectorPastEnd(file, position, lastDeleted);
       }
       if (next != null && decoder == null) {
         decoder = layout.decoder(next.getSchema());
