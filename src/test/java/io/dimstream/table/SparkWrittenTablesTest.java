@@ -127,6 +127,24 @@ class SparkWrittenTablesTest {
   }
 
   @Test
+  void shouldRefuseToVacuumATableWhoseWriterFeaturesItDoesNotImplementAndDeleteNothing() throws IOException {
+    Path copy = copy("dv-delete");
+    List<Path> before;
+    try (Stream<Path> files = Files.walk(copy)) {
+      before = files.filter(Files::isRegularFile).sorted().toList();
+    }
+    DeltaTable table = DeltaTable.open(copy);
+    assertThatThrownBy(() -> table.vacuum(java.time.Duration.ZERO)).isInstanceOf(TableException.class)
+        .hasMessageContaining("writer version 7").hasMessageContaining("nothing was changed")
+        .hasMessageContaining("Fix:");
+    try (Stream<Path> files = Files.walk(copy)) {
+      assertThat(files.filter(Files::isRegularFile).sorted().toList()).isEqualTo(before);
+    }
+    assertThat(rows(table.spec(), scan(DeltaTable.open(copy).latest())))
+        .containsExactlyInAnyOrderElementsOf(expectedRows("dv-delete"));
+  }
+
+  @Test
   void shouldNeverReturnRowsADeletionVectorDeletes() {
     DeltaTable table = DeltaTable.open(SparkWrittenTables.table("dv-delete"));
     Snapshot s = table.latest();

@@ -79,9 +79,15 @@ public final class TableErrors {
 
   public static TableException unsupportedProtocol(Path root, int reader, int writer) {
     return new TableException(root + ": the table needs Delta reader version " + reader + " / writer version "
-        + writer + ", but dimstream reads reader versions 1 and 3 (table features: deletionVectors) and writes "
-        + "version 2 (no table features). Fix: use a table written by dimstream, or read this one with an engine "
-        + "that supports its protocol (e.g. Spark with Delta Lake).");
+        + writer + ", but dimstream reads reader versions 1 and 3 (with the deletionVectors feature) only. "
+        + "Fix: read this table with an engine that supports its protocol (e.g. Spark with Delta Lake).");
+  }
+
+  public static TableException unwritableProtocol(Path root, int reader, int writer) {
+    return new TableException(root + ": the table is at Delta reader version " + reader + " / writer version "
+        + writer + "; dimstream reads it but writes (commits, optimize, vacuum) only tables at writer version 2 "
+        + "or lower, without table features, so nothing was changed. Fix: run this maintenance with an engine "
+        + "that supports the table's protocol (e.g. Spark with Delta Lake), or write the dimension to a new table.");
   }
 
   public static TableException unsupportedReaderFeatures(Path root, Collection<String> unsupported,

@@ -63,7 +63,7 @@ public final class LogReplay {
   /** Throws unless dimstream may write the table (writer version at most 2: no table features). */
   public static void checkWritable(Path root, TableState s) {
     if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
-      throw TableErrors.unsupportedProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+      throw TableErrors.unwritableProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
     }
   }
 
