@@ -81,7 +81,10 @@ public final class Snapshot {
     return state.adds.size();
   }
 
-  /** Number of version rows, from the files' statistics (exact for files dimstream wrote); -1 when unknown. */
+  /**
+   * Number of version rows, from the files' statistics less the rows their deletion vectors delete (exact for files
+   * dimstream wrote); -1 when a file has no statistics.
+   */
   public long rowCount() {
     long n = 0;
     for (AddFile a : state.adds.values()) {
@@ -89,7 +92,7 @@ public final class Snapshot {
       if (r < 0) {
         return -1;
       }
-      n += r;
+      n += r - a.deletedRows();
     }
     return n;
   }
@@ -184,7 +187,7 @@ public final class Snapshot {
           if (!files.hasNext()) {
             return false;
           }
-          current = DataFiles.read(DataFiles.resolve(table.path(), files.next().path()), layout, state.version);
+          current = DataFiles.read(table.path(), files.next(), layout, state.version);
         }
       }
       return true;

@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
+import java.util.TreeSet;
 
 /** Builds every user-facing table error: what happened, why, and how to fix it, naming the file involved. */
 public final class TableErrors {
@@ -68,10 +70,32 @@ public final class TableErrors {
         + "Fix: restore the file from a backup.", cause);
   }
 
+  public static TableException deletionVectorPastEnd(Path file, long rows, long position) {
+    return new TableException(file + ": the table's deletion vector for this data file deletes row " + position
+        + " but the file has only " + rows + " rows, so the deletion vector does not belong to this file and the "
+        + "rows it should hide cannot be known. Fix: restore the data file and its deletion vector from a backup, "
+        + "or read a table version before the commit that added the deletion vector.");
+  }
+
   public static TableException unsupportedProtocol(Path root, int reader, int writer) {
     return new TableException(root + ": the table needs Delta reader version " + reader + " / writer version "
-        + writer + ", but dimstream reads version 1 and writes version 2 (no table features). Fix: use a table "
-        + "written by dimstream, or one whose protocol was not upgraded (e.g. by enabling deletion vectors).");
+        + writer + ", but dimstream reads reader versions 1 and 3 (with the deletionVectors feature) only. "
+        + "Fix: read this table with an engine that supports its protocol (e.g. Spark with Delta Lake).");
+  }
+
+  public static TableException unwritableProtocol(Path root, int reader, int writer) {
+    return new TableException(root + ": the table is at Delta reader version " + reader + " / writer version "
+        + writer + "; dimstream reads it but writes (commits, optimize, vacuum) only tables at writer version 2 "
+        + "or lower, without table features, so nothing was changed. Fix: run this maintenance with an engine "
+        + "that supports the table's protocol (e.g. Spark with Delta Lake), or write the dimension to a new table.");
+  }
+
+  public static TableException unsupportedReaderFeatures(Path root, Collection<String> unsupported,
+      Collection<String> supported) {
+    return new TableException(root + ": the table uses the Delta reader feature(s) " + new TreeSet<>(unsupported)
+        + ", which dimstream does not implement (it reads " + new TreeSet<>(supported) + "); reading it anyway "
+        + "could return wrong rows. Fix: read the table with an engine that supports these features (e.g. Spark "
+        + "with Delta Lake), or write the dimension to a table without them.");
   }
 
   public static TableException notADimensionTable(Path root) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -24,6 +25,12 @@ public final class ActionCodec {
   private static final String ENGINE_INFO = "engineInfo";
   private static final String TXN_ID = "txnId";
   private static final String ACTION_COUNT = "dimstreamActionCount";
+  private static final String DELETION_VECTOR = "deletionVector";
+  private static final String STORAGE_TYPE = "storageType";
+  private static final String PATH_OR_INLINE_DV = "pathOrInlineDv";
+  private static final String OFFSET = "offset";
+  private static final String SIZE_IN_BYTES = "sizeInBytes";
+  private static final String CARDINALITY = "cardinality";
 
   private ActionCodec() {}
 
@@ -39,6 +46,9 @@ public final class ActionCodec {
       if (a.stats() != null) {
         n.put("stats", a.stats());
       }
+      if (a.deletionVector() != null) {
+        n.set(DELETION_VECTOR, deletionVector(a.deletionVector()));
+      }
     } else if (action instanceof RemoveFile r) {
       ObjectNode n = root.putObject("remove");
       n.put("path", r.path());
@@ -47,6 +57,9 @@ public final class ActionCodec {
       n.put("extendedFileMetadata", true);
       n.set("partitionValues", stringMap(r.partitionValues()));
       n.put("size", r.size());
+      if (r.deletionVector() != null) {
+        n.set(DELETION_VECTOR, deletionVector(r.deletionVector()));
+      }
     } else if (action instanceof SetTransaction t) {
       ObjectNode n = root.putObject("txn");
       n.put("appId", t.appId());
@@ -72,6 +85,14 @@ public final class ActionCodec {
       ObjectNode n = root.putObject("protocol");
       n.put("minReaderVersion", p.minReaderVersion());
       n.put("minWriterVersion", p.minWriterVersion());
+      if (p.readerFeatures() != null) {
+        ArrayNode features = n.putArray("readerFeatures");
+        p.readerFeatures().forEach(features::add);
+      }
+      if (p.writerFeatures() != null) {
+        ArrayNode features = n.putArray("writerFeatures");
+        p.writerFeatures().forEach(features::add);
+      }
     }
     try {
       return JSON.writeValueAsString(root);
@@ -98,9 +119,11 @@ public final class ActionCodec {
     JsonNode n = e.getValue();
     return switch (e.getKey()) {
       case "add" -> new AddFile(text(n, "path"), map(n.get("partitionValues")), number(n, "size"),
-          number(n, "modificationTime"), bool(n, "dataChange"), n.hasNonNull("stats") ? n.get("stats").asText() : null);
+          number(n, "modificationTime"), bool(n, "dataChange"), n.hasNonNull("stats") ? n.get("stats").asText() : null,
+          deletionVector(n.get(DELETION_VECTOR)));
       case "remove" -> new RemoveFile(text(n, "path"), n.path("deletionTimestamp").asLong(0),
-          bool(n, "dataChange"), map(n.get("partitionValues")), n.path("size").asLong(0));
+          bool(n, "dataChange"), map(n.get("partitionValues")), n.path("size").asLong(0),
+          deletionVector(n.get(DELETION_VECTOR)));
       case "txn" -> new SetTransaction(text(n, "appId"), number(n, "version"), n.path("lastUpdated").asLong(0));
       case "commitInfo" -> {
         if (!n.isObject()) {
@@ -114,9 +137,56 @@ public final class ActionCodec {
         yield new Metadata(text(n, "id"), n.hasNonNull("name") ? n.get("name").asText() : null,
             text(n, "schemaString"), parts, map(n.get("configuration")), n.path("createdTime").asLong(0));
       }
-      case "protocol" -> new Protocol((int) number(n, "minReaderVersion"), (int) number(n, "minWriterVersion"));
+      case "protocol" -> new Protocol((int) number(n, "minReaderVersion"), (int) number(n, "minWriterVersion"),
+          strings(n, "readerFeatures"), strings(n, "writerFeatures"));
       default -> null;
     };
+  }
+
+  /** The descriptor's JSON object, fields as the protocol's "Deletion Vector Descriptor Schema" names them. */
+  public static ObjectNode deletionVector(DeletionVectorDescriptor dv) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put(STORAGE_TYPE, dv.storageType());
+    n.put(PATH_OR_INLINE_DV, dv.pathOrInlineDv());
+    if (dv.offset() != null) {
+      n.put(OFFSET, dv.offset());
+    }
+    n.put(SIZE_IN_BYTES, dv.sizeInBytes());
+    n.put(CARDINALITY, dv.cardinality());
+    return n;
+  }
+
+  /** The descriptor of a {@code deletionVector} field; null when the field is absent or null. */
+  private static DeletionVectorDescriptor deletionVector(JsonNode n) {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw new IllegalArgumentException("field 'deletionVector' is not an object");
+    }
+    JsonNode offset = n.get(OFFSET);
+    if (offset != null && !offset.isNull() && !offset.canConvertToInt()) {
+      throw new IllegalArgumentException("field 'deletionVector.offset' is not a 32-bit whole number");
+    }
+    long size = number(n, SIZE_IN_BYTES);
+    if (size < 0 || size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("field 'deletionVector.sizeInBytes' is out of range: " + size);
+    }
+    return new DeletionVectorDescriptor(text(n, STORAGE_TYPE), text(n, PATH_OR_INLINE_DV),
+        offset == null || offset.isNull() ? null : offset.asInt(), (int) size, number(n, CARDINALITY));
+  }
+
+  private static List<String> strings(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isArray()) {
+      throw new IllegalArgumentException("field '" + field + "' is not an array");
+    }
+    List<String> out = new ArrayList<>();
+    v.forEach(x -> out.add(x.asText()));
+    return out;
   }
 
   private static ObjectNode commitInfo(CommitInfo c) {

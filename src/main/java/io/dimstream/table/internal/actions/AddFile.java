@@ -1,19 +1,41 @@
 package io.dimstream.table.internal.actions;
 
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import java.util.Map;
 
-/** The {@code add} action: a data file that is part of the table. {@code path} is relative and URI-encoded. */
+/**
+ * The {@code add} action: a data file that is part of the table. {@code path} is relative and URI-encoded.
+ *
+ * @param deletionVector the rows of the file that are deleted; null when none is
+ */
 public record AddFile(String path, Map<String, String> partitionValues, long size, long modificationTime,
-    boolean dataChange, String stats) implements Action {
+    boolean dataChange, String stats, DeletionVectorDescriptor deletionVector) implements Action {
   public AddFile {
     partitionValues = Map.copyOf(partitionValues);
   }
 
-  public AddFile withDataChange(boolean change) {
-    return new AddFile(path, partitionValues, size, modificationTime, change, stats);
+  /** A file without a deletion vector. */
+  public AddFile(String path, Map<String, String> partitionValues, long size, long modificationTime,
+      boolean dataChange, String stats) {
+    this(path, partitionValues, size, modificationTime, dataChange, stats, null);
   }
 
+  public AddFile withDataChange(boolean change) {
+    return new AddFile(path, partitionValues, size, modificationTime, change, stats, deletionVector);
+  }
+
+  /** The remove of this file, carrying its deletion vector as the protocol asks. */
   public RemoveFile remove(long deletionTimestamp, boolean change) {
-    return new RemoveFile(path, deletionTimestamp, change, partitionValues, size);
+    return new RemoveFile(path, deletionTimestamp, change, partitionValues, size, deletionVector);
+  }
+
+  /** The file's identity in log replay: its path plus its deletion vector's unique id. */
+  public String fileId() {
+    return FileIds.of(path, deletionVector);
+  }
+
+  /** How many rows of the file its deletion vector deletes (0 without one). */
+  public long deletedRows() {
+    return deletionVector == null ? 0 : deletionVector.cardinality();
   }
 }

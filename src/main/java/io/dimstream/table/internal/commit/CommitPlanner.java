@@ -133,7 +133,7 @@ public final class CommitPlanner {
       if (!moved.contains(b) && !opensVersion(bucketChanges) && !holdsAny(memory, old, bucketChanges)) {
         continue;
       }
-      DataFiles.RowIterator file = memory == null && !old.isEmpty() ? DataFiles.read(path(old.get(0)), layout,
+      DataFiles.RowIterator file = memory == null && !old.isEmpty() ? DataFiles.read(root, old.get(0), layout,
           state.version) : null;
       try {
         Iterator<Version> rows = file != null ? file : memory == null ? Collections.emptyIterator() : sorted(memory);
@@ -211,7 +211,7 @@ public final class CommitPlanner {
     }
     Set<VersionId> ids = new HashSet<>();
     changes.forEach(e -> ids.add(e.getKey()));
-    try (DataFiles.RowIterator it = DataFiles.read(path(old.get(0)), layout, state.version)) {
+    try (DataFiles.RowIterator it = DataFiles.read(root, old.get(0), layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
         if (ids.contains(VersionId.of(v))) {
@@ -255,7 +255,7 @@ public final class CommitPlanner {
       }
       List<Version> kept = new ArrayList<>();
       boolean hit = false;
-      try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
+      try (DataFiles.RowIterator it = DataFiles.read(root, f, layout, state.version)) {
         while (it.hasNext()) {
           Version v = it.next();
           VersionId id = VersionId.of(v);
@@ -313,17 +313,13 @@ public final class CommitPlanner {
 
   /** Reads a current file into per-bucket maps by identity (a later file's row of one identity wins). */
   private void readInto(AddFile f, Map<Integer, Map<VersionId, Version>> byBucket) {
-    try (DataFiles.RowIterator it = DataFiles.read(path(f), layout, state.version)) {
+    try (DataFiles.RowIterator it = DataFiles.read(root, f, layout, state.version)) {
       while (it.hasNext()) {
         Version v = it.next();
         byBucket.computeIfAbsent(Buckets.of(v.key(), buckets), x -> new HashMap<>())
             .put(VersionId.of(v), v);
       }
     }
-  }
-
-  private Path path(AddFile f) {
-    return DataFiles.resolve(root, f.path());
   }
 
   /** Checks a change against the table's shape and gives its key the column types. */

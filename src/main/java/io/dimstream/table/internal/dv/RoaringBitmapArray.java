@@ -46,6 +46,16 @@ public final class RoaringBitmapArray {
     return low != null && low.contains((int) position);
   }
 
+  /** The highest position in the set; -1 when it is empty. */
+  public long last() {
+    for (Map.Entry<Integer, RoaringBitmap> e : bitmaps.descendingMap().entrySet()) {
+      if (!e.getValue().isEmpty()) {
+        return (Integer.toUnsignedLong(e.getKey()) << 32) | Integer.toUnsignedLong(e.getValue().last());
+      }
+    }
+    return -1;
+  }
+
   /** How many positions the set holds (a DV's {@code cardinality}). */
   public long cardinality() {
     long n = 0;

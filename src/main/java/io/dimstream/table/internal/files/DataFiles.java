@@ -3,6 +3,8 @@ package io.dimstream.table.internal.files;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.dv.DeletionVectorFiles;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -70,9 +72,14 @@ public final class DataFiles {
     }
   }
 
-  /** An iterator over a data file's versions; close it when done. Errors name the file. */
-  public static RowIterator read(Path file, TableLayout layout, long tableVersion) {
-    return new RowIterator(file, layout, tableVersion);
+  /**
+   * An iterator over the live versions of the data file an {@code add} names: the rows its deletion vector deletes
+   * are skipped. Close it when done. Errors name the data file or the deletion vector.
+   */
+  public static RowIterator read(Path root, AddFile file, TableLayout layout, long tableVersion) {
+    RoaringBitmapArray deleted = file.deletionVector() == null ? null
+        : DeletionVectorFiles.read(root, file.deletionVector());
+    return new RowIterator(resolve(root, file.path()), layout, tableVersion, deleted);
   }
 
   /** Versions of one data file, read lazily. */
@@ -82,15 +89,25 @@ public final class DataFiles {
     private Function<GenericRecord, Version> decoder;
     private GenericRecord next;
     private final TableLayout layout;
+    /** Positions of deleted rows; null when the file has no deletion vector. */
+    private final RoaringBitmapArray deleted;
+    /** The position in the file of the row {@code reader.read()} returns next. */
+    private long position;
+    /** The highest position the deletion vector deletes; -1 without one. */
+    private final long lastDeleted;
 
-    RowIterator(Path file, TableLayout layout, long tableVersion) {
+    RowIterator(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted) {
       this.file = file;
       this.layout = layout;
+      this.deleted = deleted;
+      this.lastDeleted = deleted == null ? -1 : deleted.last();
       if (!Files.exists(file)) {
         throw TableErrors.missingDataFile(file, tableVersion);
       }
+      PlainParquetConfiguration conf = new PlainParquetConfiguration();
+      conf.set(Int96.READ_AS_FIXED, "true");
       try {
-        this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), new PlainParquetConfiguration())
+        this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
             .withDataModel(GenericData.get())
             .withCodecFactory(PlainCodecFactory.INSTANCE)
             .build();
@@ -104,10 +121,17 @@ public final class DataFiles {
 
     private void advance() {
       try {
-        next = reader.read();
+        do {
+          next = reader.read();
+        } while (next != null && deleted != null && deleted.contains(position++));
       } catch (IOException | RuntimeException e) {
         close();
         throw TableErrors.unreadableDataFile(file, e);
+      }
+      if (next == null && deleted != null && position <= lastDeleted) {
+        // a DV that deletes rows the file does not have belongs to another file: its other rows cannot be trusted
+        close();
+        throw TableErrors.deletionVectorPastEnd(file, position, lastDeleted);
       }
       if (next != null && decoder == null) {
         decoder = layout.decoder(next.getSchema());

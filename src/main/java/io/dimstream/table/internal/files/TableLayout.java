@@ -354,6 +354,10 @@ public final class TableLayout {
       case STRING -> raw.toString();
       case DATE -> LocalDate.ofEpochDay(((Number) raw).longValue());
       case TIMESTAMP -> {
+        if (raw instanceof GenericFixed f && f.bytes().length == Int96.BYTES) {
+          // Spark writes timestamps as INT96 unless told otherwise; Delta readers take them as UTC instants
+          yield Int96.toInstant(f.bytes());
+        }
         long x = ((Number) raw).longValue();
         if (lt instanceof LogicalTypes.TimestampMillis || lt instanceof LogicalTypes.LocalTimestampMillis) {
           yield Instant.ofEpochMilli(x);

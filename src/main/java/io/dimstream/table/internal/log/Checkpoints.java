@@ -8,11 +8,14 @@ import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.actions.RemoveFile;
 import io.dimstream.table.internal.actions.SetTransaction;
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
+import io.dimstream.table.internal.files.Int96;
 import io.dimstream.table.internal.files.PlainCodecFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +35,9 @@ import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 
 /**
- * Classic single-file Parquet checkpoints ({@code %020d.checkpoint.parquet}): one row per action, a nullable struct
- * column per action type (protocol, metaData, txn, add, remove; never commitInfo), plus {@code _last_checkpoint}.
+ * Parquet checkpoints: one row per action, a nullable struct column per action type (protocol, metaData, txn, add,
+ * remove; never commitInfo). Writes classic single-file checkpoints ({@code %020d.checkpoint.parquet}) plus
+ * {@code _last_checkpoint}; reads those and multi-part ones, with JSON {@code stats} or only {@code stats_parsed}.
  */
 public final class Checkpoints {
   private static final Schema STRING = SchemaBuilder.builder().stringBuilder()
@@ -44,6 +48,14 @@ public final class Checkpoints {
       .requiredLong("version")
       .optionalLong("lastUpdated")
       .endRecord();
+  private static final Schema DELETION_VECTOR = SchemaBuilder.record("deletionVector").namespace("delta.checkpoint")
+      .fields()
+      .name("storageType").type(STRING).noDefault()
+      .name("pathOrInlineDv").type(STRING).noDefault()
+      .optionalInt("offset")
+      .requiredInt("sizeInBytes")
+      .requiredLong("cardinality")
+      .endRecord();
   private static final Schema ADD = SchemaBuilder.record("add").namespace("delta.checkpoint").fields()
       .name("path").type(STRING).noDefault()
       .name("partitionValues").type(STRING_MAP).noDefault()
@@ -51,6 +63,7 @@ public final class Checkpoints {
       .requiredLong("modificationTime")
       .requiredBoolean("dataChange")
       .name("stats").type(nullable(STRING)).withDefault(null)
+      .name("deletionVector").type(nullable(DELETION_VECTOR)).withDefault(null)
       .endRecord();
   private static final Schema REMOVE = SchemaBuilder.record("remove").namespace("delta.checkpoint").fields()
       .name("path").type(STRING).noDefault()
@@ -59,6 +72,7 @@ public final class Checkpoints {
       .optionalBoolean("extendedFileMetadata")
       .name("partitionValues").type(nullable(STRING_MAP)).withDefault(null)
       .optionalLong("size")
+      .name("deletionVector").type(nullable(DELETION_VECTOR)).withDefault(null)
       .endRecord();
   private static final Schema FORMAT = SchemaBuilder.record("format").namespace("delta.checkpoint").fields()
       .name("provider").type(STRING).noDefault()
@@ -77,6 +91,8 @@ public final class Checkpoints {
   private static final Schema PROTOCOL = SchemaBuilder.record("protocol").namespace("delta.checkpoint").fields()
       .requiredInt("minReaderVersion")
       .requiredInt("minWriterVersion")
+      .name("readerFeatures").type(nullable(Schema.createArray(STRING))).withDefault(null)
+      .name("writerFeatures").type(nullable(Schema.createArray(STRING))).withDefault(null)
       .endRecord();
   public static final Schema CHECKPOINT = SchemaBuilder.record("checkpoint").namespace("delta.checkpoint").fields()
       .name("txn").type(nullable(TXN)).withDefault(null)
@@ -142,48 +158,103 @@ public final class Checkpoints {
     }
   }
 
-  /** Replays a checkpoint file into a builder; errors name the file. */
-  public static TableState.Builder read(Path file) {
+  /** Replays the files of one checkpoint (one file, or every part of a multi-part one) into a builder. */
+  public static TableState.Builder read(List<Path> parts) {
     TableState.Builder b = new TableState.Builder();
+    for (Path part : parts) {
+      read(part, b);
+    }
+    return b;
+  }
+
+  /**
+   * Replays one checkpoint file into {@code b}; errors name the file. Columns other engines leave out or add (no
+   * {@code stats}, {@code stats_parsed}, {@code tags}, {@code deletionVector}, ...) are tolerated: a field missing
+   * from the file reads as absent.
+   */
+  private static void read(Path file, TableState.Builder b) {
+    PlainParquetConfiguration conf = new PlainParquetConfiguration();
+    conf.set(Int96.READ_AS_FIXED, "true");
     try (ParquetReader<GenericRecord> r =
-             AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), new PlainParquetConfiguration())
+             AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
                  .withDataModel(GenericData.get())
                  .withCodecFactory(PlainCodecFactory.INSTANCE)
                  .build()) {
       for (GenericRecord rec = r.read(); rec != null; rec = r.read()) {
         GenericRecord x;
-        if ((x = field(rec, "protocol")) != null) {
-          b.apply(new Protocol(((Number) x.get("minReaderVersion")).intValue(),
-              ((Number) x.get("minWriterVersion")).intValue()));
-        } else if ((x = field(rec, "metaData")) != null) {
-          List<String> parts = new ArrayList<>();
-          Object pc = x.get("partitionColumns");
-          if (pc instanceof List<?> l) {
-            l.forEach(p -> parts.add(String.valueOf(p)));
+        if ((x = record(rec, "protocol")) != null) {
+          b.apply(new Protocol(((Number) get(x, "minReaderVersion")).intValue(),
+              ((Number) get(x, "minWriterVersion")).intValue(), strings(get(x, "readerFeatures")),
+              strings(get(x, "writerFeatures"))));
+        } else if ((x = record(rec, "metaData")) != null) {
+          List<String> parts = strings(get(x, "partitionColumns"));
+          b.apply(new Metadata(str(get(x, "id")), str(get(x, "name")), str(get(x, "schemaString")),
+              parts == null ? List.of() : parts, map(get(x, "configuration")), longOr(get(x, "createdTime"), 0)));
+        } else if ((x = record(rec, "txn")) != null) {
+          b.apply(new SetTransaction(str(get(x, "appId")), (Long) get(x, "version"),
+              longOr(get(x, "lastUpdated"), 0)));
+        } else if ((x = record(rec, "add")) != null) {
+          String stats = str(get(x, "stats"));
+          if (stats == null && get(x, "stats_parsed") instanceof GenericRecord parsed) {
+            stats = ParsedStats.toJson(parsed);
           }
-          b.apply(new Metadata(str(x.get("id")), str(x.get("name")), str(x.get("schemaString")), parts,
-              map(x.get("configuration")), x.get("createdTime") == null ? 0 : (Long) x.get("createdTime")));
-        } else if ((x = field(rec, "txn")) != null) {
-          b.apply(new SetTransaction(str(x.get("appId")), (Long) x.get("version"),
-              x.get("lastUpdated") == null ? 0 : (Long) x.get("lastUpdated")));
-        } else if ((x = field(rec, "add")) != null) {
-          b.apply(new AddFile(str(x.get("path")), map(x.get("partitionValues")), (Long) x.get("size"),
-              (Long) x.get("modificationTime"), (Boolean) x.get("dataChange"), str(x.get("stats"))));
-        } else if ((x = field(rec, "remove")) != null) {
-          b.apply(new RemoveFile(str(x.get("path")),
-              x.get("deletionTimestamp") == null ? 0 : (Long) x.get("deletionTimestamp"),
-              (Boolean) x.get("dataChange"), map(x.get("partitionValues")),
-              x.get("size") == null ? 0 : (Long) x.get("size")));
+          b.apply(new AddFile(str(get(x, "path")), map(get(x, "partitionValues")), (Long) get(x, "size"),
+              (Long) get(x, "modificationTime"), (Boolean) get(x, "dataChange"), stats,
+              deletionVector(get(x, "deletionVector"))));
+        } else if ((x = record(rec, "remove")) != null) {
+          b.apply(new RemoveFile(str(get(x, "path")), longOr(get(x, "deletionTimestamp"), 0),
+              (Boolean) get(x, "dataChange"), map(get(x, "partitionValues")), longOr(get(x, "size"), 0),
+              deletionVector(get(x, "deletionVector"))));
         }
       }
     } catch (IOException | RuntimeException e) {
       throw TableErrors.unreadableCheckpoint(file, e);
     }
-    return b;
   }
 
-  private static GenericRecord field(GenericRecord rec, String name) {
-    return rec.getSchema().getField(name) == null ? null : (GenericRecord) rec.get(name);
+  /** The field's value, or null when the file's schema has no such field. */
+  private static Object get(GenericRecord rec, String name) {
+    return rec.getSchema().getField(name) == null ? null : rec.get(name);
+  }
+
+  private static GenericRecord record(GenericRecord rec, String name) {
+    return (GenericRecord) get(rec, name);
+  }
+
+  private static long longOr(Object v, long absent) {
+    return v == null ? absent : ((Number) v).longValue();
+  }
+
+  private static List<String> strings(Object v) {
+    if (!(v instanceof Collection<?> c)) {
+      return null;
+    }
+    List<String> out = new ArrayList<>(c.size());
+    c.forEach(x -> out.add(String.valueOf(x)));
+    return out;
+  }
+
+  private static DeletionVectorDescriptor deletionVector(Object v) {
+    if (!(v instanceof GenericRecord dv) || get(dv, "storageType") == null) {
+      return null;
+    }
+    Object offset = get(dv, "offset");
+    return new DeletionVectorDescriptor(str(get(dv, "storageType")), str(get(dv, "pathOrInlineDv")),
+        offset == null ? null : ((Number) offset).intValue(), ((Number) get(dv, "sizeInBytes")).intValue(),
+        ((Number) get(dv, "cardinality")).longValue());
+  }
+
+  private static GenericRecord deletionVector(DeletionVectorDescriptor dv) {
+    if (dv == null) {
+      return null;
+    }
+    GenericData.Record r = new GenericData.Record(DELETION_VECTOR);
+    r.put("storageType", dv.storageType());
+    r.put("pathOrInlineDv", dv.pathOrInlineDv());
+    r.put("offset", dv.offset());
+    r.put("sizeInBytes", dv.sizeInBytes());
+    r.put("cardinality", dv.cardinality());
+    return r;
   }
 
   private static GenericRecord row(String field, GenericRecord action) {
@@ -196,6 +267,8 @@ public final class Checkpoints {
     GenericData.Record r = new GenericData.Record(PROTOCOL);
     r.put("minReaderVersion", p.minReaderVersion());
     r.put("minWriterVersion", p.minWriterVersion());
+    r.put("readerFeatures", p.readerFeatures());
+    r.put("writerFeatures", p.writerFeatures());
     return r;
   }
 
@@ -230,6 +303,7 @@ public final class Checkpoints {
     r.put("modificationTime", a.modificationTime());
     r.put("dataChange", a.dataChange());
     r.put("stats", a.stats());
+    r.put("deletionVector", deletionVector(a.deletionVector()));
     return r;
   }
 
@@ -241,6 +315,7 @@ public final class Checkpoints {
     r.put("extendedFileMetadata", true);
     r.put("partitionValues", x.partitionValues());
     r.put("size", x.size());
+    r.put("deletionVector", deletionVector(x.deletionVector()));
     return r;
   }
 

@@ -17,7 +17,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -27,6 +31,8 @@ import java.util.regex.Pattern;
 public final class DeltaLog {
   private static final Pattern COMMIT = Pattern.compile("(\\d{20})\\.json");
   private static final Pattern CHECKPOINT = Pattern.compile("(\\d{20})\\.checkpoint\\.parquet");
+  private static final Pattern CHECKPOINT_PART =
+      Pattern.compile("(\\d{20})\\.checkpoint\\.(\\d{10})\\.(\\d{10})\\.parquet");
 
   public final Path root;
   public final Path dir;
@@ -53,22 +59,75 @@ public final class DeltaLog {
     return list(COMMIT);
   }
 
-  /** Versions of the classic single-file checkpoints present, ascending. */
+  /**
+   * Versions that have a usable checkpoint, ascending: a classic single-file checkpoint, or a multi-part checkpoint
+   * ({@code %020d.checkpoint.%010d.%010d.parquet}) with every one of its parts present. Other files in the log
+   * ({@code .crc}, {@code _last_checkpoint}, temporary files) are ignored.
+   */
   public TreeSet<Long> checkpointVersions() {
-    return list(CHECKPOINT);
+    TreeSet<Long> out = list(CHECKPOINT);
+    out.addAll(completeMultiPart().keySet());
+    return out;
+  }
+
+  /** The files of the checkpoint at {@code version}: the single file when there is one, else the parts in order. */
+  public List<Path> checkpointParts(long version) {
+    if (Files.exists(checkpointFile(version))) {
+      return List.of(checkpointFile(version));
+    }
+    Integer parts = completeMultiPart().get(version);
+    if (parts == null) {
+      return List.of(checkpointFile(version));
+    }
+    List<Path> out = new ArrayList<>(parts);
+    for (int i = 1; i <= parts; i++) {
+      out.add(dir.resolve(String.format("%020d.checkpoint.%010d.%010d.parquet", version, i, parts)));
+    }
+    return out;
+  }
+
+  /** Version to part count of the multi-part checkpoints whose parts are all present (a writer may have died). */
+  private Map<Long, Integer> completeMultiPart() {
+    Map<Long, Map<Integer, Set<Integer>>> seen = new HashMap<>();
+    for (String name : names()) {
+      Matcher m = CHECKPOINT_PART.matcher(name);
+      if (m.matches()) {
+        int part = Integer.parseInt(m.group(2));
+        int parts = Integer.parseInt(m.group(3));
+        if (part >= 1 && part <= parts) {
+          seen.computeIfAbsent(Long.parseLong(m.group(1)), v -> new HashMap<>())
+              .computeIfAbsent(parts, n -> new HashSet<>()).add(part);
+        }
+      }
+    }
+    Map<Long, Integer> out = new HashMap<>();
+    seen.forEach((version, byCount) -> byCount.forEach((parts, present) -> {
+      if (present.size() == parts) {
+        out.put(version, parts);
+      }
+    }));
+    return out;
   }
 
   private TreeSet<Long> list(Pattern p) {
     TreeSet<Long> out = new TreeSet<>();
+    for (String name : names()) {
+      Matcher m = p.matcher(name);
+      if (m.matches()) {
+        out.add(Long.parseLong(m.group(1)));
+      }
+    }
+    return out;
+  }
+
+  private List<String> names() {
+    List<String> out = new ArrayList<>();
     if (!Files.isDirectory(dir)) {
       return out;
     }
     try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
       for (Path f : s) {
-        Matcher m = p.matcher(f.getFileName().toString());
-        if (m.matches()) {
-          out.add(Long.parseLong(m.group(1)));
-        }
+        out.add(f.getFileName().toString());
       }
     } catch (IOException e) {
       throw TableErrors.io("list the log directory", dir, e);
@@ -192,8 +251,13 @@ public final class DeltaLog {
     }
   }
 
-  /** Writes a file that may be replaced as a whole (checkpoint, _last_checkpoint): temp file then atomic rename. */
+  /**
+   * Writes a file that may be replaced as a whole (checkpoint, _last_checkpoint): temp file then atomic rename. A
+   * checksum file Hadoop's local file system left beside the old file ({@code .<name>.crc}, as Spark writes them) is
+   * deleted first: it would no longer match, and Spark and Delta Kernel would then refuse to read the new file.
+   */
   public void replaceAtomically(Path target, Path written) throws IOException {
+    Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
     try {
       Files.move(written, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {

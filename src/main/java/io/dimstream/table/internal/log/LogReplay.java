@@ -1,11 +1,17 @@
 package io.dimstream.table.internal.log;
 
 import io.dimstream.table.internal.TableErrors;
+import io.dimstream.table.internal.actions.Protocol;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /** Loads table state: the newest checkpoint at or before the wanted version, then the commits after it. */
 public final class LogReplay {
+  /** The reader features dimstream implements. */
+  static final Set<String> READER_FEATURES = Set.of(Protocol.DELETION_VECTORS);
+
   private LogReplay() {}
 
   /** The state at {@code version}, or at the latest version when {@code version} is null. */
@@ -22,7 +28,7 @@ public final class LogReplay {
       throw TableErrors.versionNotFound(log.root, target, earliest, latest);
     }
     Long cp = checkpoints.floor(target);
-    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log.checkpointFile(cp));
+    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log.checkpointParts(cp));
     long from = cp == null ? 0 : cp + 1;
     for (long v = from; v <= target; v++) {
       b.apply(log.readCommit(v));
@@ -36,16 +42,28 @@ public final class LogReplay {
     return s;
   }
 
-  private static void checkReadable(DeltaLog log, TableState s) {
-    if (s.protocol.minReaderVersion() > 1) {
-      throw TableErrors.unsupportedProtocol(log.root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+  /**
+   * Throws unless dimstream can read every row of the table correctly: reader version 1, or reader version 3 with
+   * only the reader features it implements (deletion vectors). Writer features do not change what a reader sees.
+   */
+  static void checkReadable(DeltaLog log, TableState s) {
+    Protocol p = s.protocol;
+    if (p.minReaderVersion() == 1) {
+      return;
+    }
+    if (p.minReaderVersion() != 3) {
+      throw TableErrors.unsupportedProtocol(log.root, p.minReaderVersion(), p.minWriterVersion());
+    }
+    List<String> unsupported = p.readerFeatureList().stream().filter(f -> !READER_FEATURES.contains(f)).toList();
+    if (!unsupported.isEmpty()) {
+      throw TableErrors.unsupportedReaderFeatures(log.root, unsupported, READER_FEATURES);
     }
   }
 
   /** Throws unless dimstream may write the table (writer version at most 2: no table features). */
   public static void checkWritable(Path root, TableState s) {
     if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
-      throw TableErrors.unsupportedProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+      throw TableErrors.unwritableProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
     }
   }
 

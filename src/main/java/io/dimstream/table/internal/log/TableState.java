@@ -11,7 +11,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The replayed state of the log at one version: protocol, metadata, live files, tombstones, txn markers. */
+/**
+ * The replayed state of the log at one version: protocol, metadata, live files, tombstones, txn markers. Files are
+ * keyed by their identity in log replay, path plus deletion vector id ({@link AddFile#fileId()}), so one data file
+ * whose deletion vector changed is one live {@code add} and one tombstone of its former DV.
+ */
 public final class TableState {
   public final long version;
   public final long timestampMillis;
@@ -41,7 +45,7 @@ public final class TableState {
     return b;
   }
 
-  /** Applies actions in log order: a later add or remove of a path replaces an earlier one. */
+  /** Applies actions in log order: a later add or remove of a file identity replaces an earlier one. */
   public static final class Builder {
     Protocol protocol;
     Metadata metadata;
@@ -57,11 +61,11 @@ public final class TableState {
 
     public void apply(Action a) {
       if (a instanceof AddFile add) {
-        adds.put(add.path(), add);
-        removes.remove(add.path());
+        adds.put(add.fileId(), add);
+        removes.remove(add.fileId());
       } else if (a instanceof RemoveFile r) {
-        adds.remove(r.path());
-        removes.put(r.path(), r);
+        adds.remove(r.fileId());
+        removes.put(r.fileId(), r);
       } else if (a instanceof SetTransaction t) {
         txns.put(t.appId(), t);
       } else if (a instanceof Metadata m) {

@@ -51,8 +51,7 @@ public final class Optimizer {
       for (List<AddFile> b : bins) {
         List<Version> all = new ArrayList<>();
         for (AddFile a : b) {
-          try (DataFiles.RowIterator it = DataFiles.read(DataFiles.resolve(writer.root(), a.path()), layout,
-              s.version)) {
+          try (DataFiles.RowIterator it = DataFiles.read(writer.root(), a, layout, s.version)) {
             it.forEachRemaining(all::add);
           }
         }

@@ -3,9 +3,11 @@ package io.dimstream.table.internal.maintenance;
 import io.dimstream.table.VacuumResult;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
+import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.commit.CommitRetry;
 import io.dimstream.table.internal.commit.CommitWriter;
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.log.SnapshotManager;
 import io.dimstream.table.internal.log.TableState;
@@ -51,9 +53,14 @@ public final class Vacuum {
     }
     long cutoff = clock.millis() - retention.toMillis();
     Set<Path> keep = new HashSet<>();
-    s.adds.keySet().forEach(p -> keep.add(DataFiles.resolve(root, p).normalize()));
-    s.removes.values().stream().filter(r -> r.deletionTimestamp() >= cutoff)
-        .forEach(r -> keep.add(DataFiles.resolve(root, r.path()).normalize()));
+    for (AddFile a : s.adds.values()) {
+      keep.add(DataFiles.resolve(root, a.path()).normalize());
+      keepDeletionVector(root, a.deletionVector(), keep);
+    }
+    s.removes.values().stream().filter(r -> r.deletionTimestamp() >= cutoff).forEach(r -> {
+      keep.add(DataFiles.resolve(root, r.path()).normalize());
+      keepDeletionVector(root, r.deletionVector(), keep);
+    });
     List<Path> doomed = new ArrayList<>();
     long bytes = unreferenced(root, keep, cutoff, doomed);
     Map<String, Object> startParams = new LinkedHashMap<>();
@@ -79,6 +86,13 @@ public final class Vacuum {
     appendInfoCommit("VACUUM END", Map.of("status", "COMPLETED"), endMetrics);
     LOG.info("{}: vacuum deleted {} files ({} bytes) older than {}", root, deleted.size(), bytes, retention);
     return new VacuumResult(deleted, bytes);
+  }
+
+  /** A DV file is as much a part of a snapshot as its data file: the rows it deletes would come back without it. */
+  private static void keepDeletionVector(Path root, DeletionVectorDescriptor dv, Set<Path> keep) {
+    if (dv != null && !dv.isInline()) {
+      keep.add(dv.file(root).normalize());
+    }
   }
 
   /** Data files (never under {@code _}- or {@code .}-directories) not in {@code keep} and older than the cutoff. */
