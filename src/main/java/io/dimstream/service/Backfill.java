@@ -9,6 +9,7 @@ import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.table.BulkLoad;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
@@ -28,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToIntFunction;
 
 /**
@@ -68,7 +70,7 @@ public final class Backfill {
    */
   public Result build(Iterator<Input> records, String source, Path dlqFile) throws IOException {
     List<Version> versions = new ArrayList<>();
-    Counts counts = run(records, source, dlqFile, SHARDS, key -> Math.floorMod(key.hashCode(), SHARDS),
+    Counts counts = run(records, source, dlqFile, SHARDS, Backfill::shardOf,
         (shard, rows) -> {
           synchronized (versions) {
             versions.addAll(rows);
@@ -76,6 +78,41 @@ public final class Backfill {
         });
     versions.sort(BusinessKeys.VERSION_ORDER);
     return new Result(versions, counts.read(), counts.rejected());
+  }
+
+  /** What a backfill into a table did: records read and rejected, versions written, and the commit. */
+  public record Loaded(long read, long rejected, long versions, CommitResult commit) {}
+
+  /**
+   * Applies {@code records} and writes the resulting versions into the new table at {@code tablePath} (created, or
+   * opened if it exists empty and fits the spec) as one {@code WRITE} commit: each key's events are folded once and
+   * the table's buckets are written in parallel, so nothing holds every version at once.
+   *
+   * @param dlqFile as for {@link #build}
+   * @throws IOException when the dead-letter file cannot be written
+   * @throws io.dimstream.table.TableException when the table holds data already or cannot be written
+   */
+  public Loaded load(Iterator<Input> records, String source, Path dlqFile, Path tablePath) throws IOException {
+    BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
+    AtomicLong versions = new AtomicLong();
+    try {
+      Counts counts = run(records, source, dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
+        bulk.write(bucket, rows);
+        versions.addAndGet(rows.size());
+      });
+      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
+    } catch (IOException | RuntimeException e) {
+      bulk.abort();
+      throw e;
+    }
+  }
+
+  /**
+   * A shard from the top bits of the scrambled hash: each shard's map then still sees keys spread over every low
+   * bit (taking the hash modulo the shard count would leave every key of a shard in a few of its map's buckets).
+   */
+  private static int shardOf(BusinessKey key) {
+    return (int) ((key.hashCode() * 0x9E3779B97F4A7C15L) >>> (64 - Integer.numberOfTrailingZeros(SHARDS)));
   }
 
   /** How many records a run read and rejected. */
