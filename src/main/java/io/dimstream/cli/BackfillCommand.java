@@ -2,7 +2,6 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.Backfill;
-import io.dimstream.table.CommitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -46,15 +45,13 @@ final class BackfillCommand implements Callable<Integer> {
           + "point the service at it (service.table_path) before its first run");
     }
     Backfill backfill = new Backfill(spec);
-    Backfill.Result r;
+    Backfill.Loaded r;
     try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
         Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
-      r = backfill.build(withProgress(lines, progress), input.toString(), dlq);
+      r = backfill.load(withProgress(lines, progress), input.toString(), dlq, table);
     }
-    System.err.printf("Writing %,d versions to %s ...%n", r.versions().size(), table);
-    CommitResult c = backfill.write(r, table);
     System.err.printf("Backfill of %s: %,d records read, %,d rejected, %,d versions, table version %d (%s)%n",
-        spec.name(), r.read(), r.rejected(), r.versions().size(), c.version(), table.toAbsolutePath());
+        spec.name(), r.read(), r.rejected(), r.versions(), r.commit().version(), table.toAbsolutePath());
     return 0;
   }
 

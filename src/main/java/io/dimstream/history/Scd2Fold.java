@@ -43,8 +43,11 @@ public final class Scd2Fold {
     return out;
   }
 
-  /** Folds one key's events, already sorted by sequence and free of equal sequences. */
-  static List<Version> foldKey(FoldStep step, Iterable<ChangeEvent> sortedEvents) {
+  /**
+   * Folds one key's events, already sorted by sequence and free of equal sequences, into its versions ordered by
+   * {@code valid_from}. The batch backfill folds each key's run with it.
+   */
+  public static List<Version> foldKey(FoldStep step, Iterable<ChangeEvent> sortedEvents) {
     Map<Sequence, Version> versions = new LinkedHashMap<>();
     Version open = null;
     for (ChangeEvent e : sortedEvents) {

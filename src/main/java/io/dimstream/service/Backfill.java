@@ -3,14 +3,13 @@ package io.dimstream.service;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.change.ChangeDecoder;
-import io.dimstream.change.Decoded;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.history.InMemoryHistoryStore;
+import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
-import io.dimstream.model.VersionsById;
+import io.dimstream.table.BulkLoad;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
@@ -20,21 +19,30 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
 
 /**
- * Backfill's pipeline, without Kafka: change records in arrival order through the topology's own decode, apply and
- * dead-letter rules ({@link Scd2Step}) into an in-memory history, then one {@code WRITE} commit of a new table. The
- * table equals the one the streaming path builds from the same records arriving in that order, and the records it
- * rejects are the ones the dead-letter topic would get, with the same reasons and details.
+ * Backfill's pipeline, without Kafka: records are decoded in parallel by the topology's own rules
+ * ({@link Scd2Step}), each key's events are grouped in arrival order and folded once with the engine's fold step
+ * (the lateness horizon judged in arrival order, as the engine judges it), then one {@code WRITE} commit of a new
+ * table. The table equals the one the streaming path builds from the same records arriving in that order, and the
+ * records it rejects are the ones the dead-letter topic would get, with the same reasons and details.
  */
 public final class Backfill {
   private static final ObjectMapper JSON = new ObjectMapper();
-  /** Records between two prunings of the event store: memory follows the lateness horizon, not the archive. */
-  static final int PRUNE_EVERY = 100_000;
+  /** Groups of keys folded (and written) as units of parallel work; more groups than threads balance the load. */
+  static final int SHARDS = 64;
 
   private final DimensionSpec spec;
 
@@ -61,45 +69,128 @@ public final class Backfill {
    * @throws IOException when the dead-letter file cannot be written
    */
   public Result build(Iterator<Input> records, String source, Path dlqFile) throws IOException {
-    // A failing engine sends the record to the DLQ, as in the topology; nothing here is a Kafka failure.
-    Scd2Step step = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
-    InMemoryHistoryStore store = new InMemoryHistoryStore();
-    VersionsById rows = new VersionsById();
-    long read = 0;
-    long rejected = 0;
-    try (BufferedWriter dlq = dlqFile == null ? null : Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8)) {
-      while (records.hasNext()) {
-        Input in = records.next();
-        read++;
-        if (read % PRUNE_EVERY == 0) {
-          store.prune(step.history()); // as the topology's punctuator does
-        }
-        String reason;
-        String detail;
-        Decoded d = step.decode(null, in.value(), -1, () -> source + ", line " + in.line());
-        if (d instanceof Decoded.Skipped) {
-          continue; // a Debezium tombstone after its delete, as the topology skips it
-        }
-        if (d instanceof Decoded.Rejected r) {
-          reason = r.reason();
-          detail = r.detail();
-        } else {
-          Scd2Step.Outcome o = step.apply(store, ((Decoded.Accepted) d).event(), () -> source + ", line " + in.line());
-          if (o instanceof Scd2Step.Applied applied) {
-            rows.apply(applied.result().changes());
-            continue;
+    List<Version> versions = new ArrayList<>();
+    Counts counts = run(records, source, dlqFile, SHARDS, Backfill::shardOf,
+        (shard, rows) -> {
+          synchronized (versions) {
+            versions.addAll(rows);
           }
-          Scd2Step.Rejected r = (Scd2Step.Rejected) o;
-          reason = r.reason();
-          detail = r.detail();
+        });
+    versions.sort(BusinessKeys.VERSION_ORDER);
+    return new Result(versions, counts.read(), counts.rejected());
+  }
+
+  /** What a backfill into a table did: records read and rejected, versions written, and the commit. */
+  public record Loaded(long read, long rejected, long versions, CommitResult commit) {}
+
+  /**
+   * Applies {@code records} and writes the resulting versions into the new table at {@code tablePath} (created, or
+   * opened if it exists empty and fits the spec) as one {@code WRITE} commit: each key's events are folded once and
+   * the table's buckets are written in parallel, so nothing holds every version at once.
+   *
+   * @param dlqFile as for {@link #build}
+   * @throws IOException when the dead-letter file cannot be written
+   * @throws io.dimstream.table.TableException when the table holds data already or cannot be written
+   */
+  public Loaded load(Iterator<Input> records, String source, Path dlqFile, Path tablePath) throws IOException {
+    BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
+    AtomicLong versions = new AtomicLong();
+    try {
+      Counts counts = run(records, source, dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
+        bulk.write(bucket, rows);
+        versions.addAndGet(rows.size());
+      });
+      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
+    } catch (IOException | RuntimeException e) {
+      bulk.abort();
+      throw e;
+    }
+  }
+
+  /**
+   * A shard from the top bits of the scrambled hash: each shard's map then still sees keys spread over every low
+   * bit (taking the hash modulo the shard count would leave every key of a shard in a few of its map's buckets).
+   */
+  private static int shardOf(BusinessKey key) {
+    return (int) ((key.hashCode() * 0x9E3779B97F4A7C15L) >>> (64 - Integer.numberOfTrailingZeros(SHARDS)));
+  }
+
+  /** How many records a run read and rejected. */
+  record Counts(long read, long rejected) {}
+
+  /** Receives the versions of one shard, from one of the pool's threads. */
+  interface ShardSink {
+    void accept(int shard, List<Version> versions);
+  }
+
+  /**
+   * The pipeline: decode in parallel, group each key's events (in arrival order) in the shard {@code shardOf}
+   * gives, fold each key once, hand each shard's versions to {@code sink} in parallel, write the dead letters in
+   * input order.
+   */
+  Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
+      ShardSink sink) throws IOException {
+    int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "backfill-" + spec.name());
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      // A failing engine sends the record to the DLQ, as in the topology; nothing here is a Kafka failure.
+      Scd2Step step = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
+      List<Map<BusinessKey, List<Arrival>>> groups = new ArrayList<>(shards);
+      for (int i = 0; i < shards; i++) {
+        groups.add(new HashMap<>());
+      }
+      List<DeadLetter> dead = new ArrayList<>();
+      long read = new ParallelDecode(step, pool, threads).run(records, source, shardOf, chunk -> {
+        dead.addAll(chunk.rejected());
+        List<Arrival> arrivals = chunk.arrivals();
+        for (int i = 0; i < arrivals.size(); i++) {
+          Arrival a = arrivals.get(i);
+          groups.get(chunk.shards()[i]).computeIfAbsent(a.event().key(), k -> new ArrayList<>(4)).add(a);
         }
-        rejected++;
-        if (dlq != null) {
-          writeDeadLetter(dlq, reason, detail, in.value());
+      });
+      KeyRunFold fold = new KeyRunFold(spec);
+      List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(shards);
+      for (int i = 0; i < shards; i++) {
+        int shard = i;
+        tasks.add(() -> {
+          Map<BusinessKey, List<Arrival>> keys = groups.get(shard);
+          groups.set(shard, null); // folded keys free their events while later shards run
+          List<DeadLetter> late = new ArrayList<>();
+          List<Version> rows = new ArrayList<>();
+          for (List<Arrival> arrivals : keys.values()) {
+            rows.addAll(fold.fold(arrivals, late, source));
+          }
+          sink.accept(shard, rows);
+          return late;
+        });
+      }
+      for (Future<List<DeadLetter>> f : pool.invokeAll(tasks)) {
+        dead.addAll(f.get());
+      }
+      dead.sort(Comparator.comparingLong(DeadLetter::line));
+      if (dlqFile != null) {
+        try (BufferedWriter dlq = Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8)) {
+          for (DeadLetter d : dead) {
+            writeDeadLetter(dlq, d.reason(), d.detail(), d.value());
+          }
         }
       }
+      return new Counts(read, dead.size());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("backfill interrupted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      pool.shutdownNow();
     }
-    return new Result(rows.sorted(), read, rejected);
   }
 
   /**

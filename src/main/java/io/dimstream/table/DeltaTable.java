@@ -3,6 +3,7 @@ package io.dimstream.table;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.commit.BulkLoadCommit;
 import io.dimstream.table.internal.commit.ChangeCommit;
 import io.dimstream.table.internal.commit.CommitRetry;
 import io.dimstream.table.internal.commit.CommitWriter;
@@ -180,6 +181,16 @@ public final class DeltaTable {
   /** Starts a single-attempt transaction on the latest snapshot. */
   public Transaction startTransaction() {
     return new Transaction(new ChangeCommit(writer, stats), latest());
+  }
+
+  /**
+   * Starts a bulk load: the first rows of this table written in parallel, bucket by bucket, then one commit.
+   *
+   * @throws TableException when the table already holds data files
+   */
+  public BulkLoad bulkLoad() {
+    Snapshot s = latest();
+    return new BulkLoad(new BulkLoadCommit(writer, s.state, s.layout));
   }
 
   /**

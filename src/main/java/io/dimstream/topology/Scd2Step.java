@@ -92,8 +92,18 @@ public final class Scd2Step {
       return new Applied(applied);
     }
     ApplyResult.TooLate late = (ApplyResult.TooLate) result;
+    return tooLate(event, late.newest(), late.horizon());
+  }
+
+  /**
+   * The rejection of an event older than its key's newest sequence minus the lateness horizon; shared with the
+   * batch backfill so both dead-letter it with the same detail.
+   *
+   * @param newest the first sequence part of the key's newest event when this one arrived
+   */
+  public static Rejected tooLate(ChangeEvent event, long newest, long horizon) {
     return new Rejected(RejectReason.BEYOND_LATENESS_HORIZON, "event of key " + event.key() + " at sequence "
-        + event.sequence() + " is older than the key's newest (" + late.newest() + ") minus the lateness horizon ("
-        + late.horizon() + "); raise lateness_horizon to accept it");
+        + event.sequence() + " is older than the key's newest (" + newest + ") minus the lateness horizon ("
+        + horizon + "); raise lateness_horizon to accept it");
   }
 }

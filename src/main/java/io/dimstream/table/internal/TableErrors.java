@@ -170,6 +170,12 @@ public final class TableErrors {
         + ". Fix: build changes from the table's spec (DeltaTable.spec()).");
   }
 
+  public static TableException bulkLoadIntoNonEmptyTable(Path root, long version, int files) {
+    return new TableException(root + ": cannot bulk-load into version " + version + ": the table already holds "
+        + files + " data file(s), and a bulk load writes whole buckets that would hide their rows. Fix: load into "
+        + "a new, empty table, or apply the changes with DeltaTable.commit.");
+  }
+
   public static TableException badProperty(String property, String value, String expected) {
     return new TableException("table property '" + property + "' = '" + value + "' is invalid: expected "
         + expected + ". Fix: correct the property.");

@@ -1,0 +1,86 @@
+package io.dimstream.service;
+
+import io.dimstream.change.Decoded;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.topology.Scd2Step;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
+
+/** Decodes backfill input in chunks on a pool and hands the chunks back in input order. */
+final class ParallelDecode {
+  static final int CHUNK = 4096;
+
+  /** One decoded chunk: its events with their shards, in input order, and its rejected records. */
+  record Chunk(List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected) {}
+
+  private final Scd2Step step;
+  private final ExecutorService pool;
+  private final int inFlight;
+
+  ParallelDecode(Scd2Step step, ExecutorService pool, int threads) {
+    this.step = step;
+    this.pool = pool;
+    // enough chunks queued to keep every thread busy, few enough that memory holds decoded events, not raw lines
+    this.inFlight = 2 * threads;
+  }
+
+  /** Reads every record, decodes it and passes each chunk to {@code consumer} in input order; returns the count. */
+  long run(Iterator<Backfill.Input> records, String source, ToIntFunction<BusinessKey> shardOf,
+      Consumer<Chunk> consumer) {
+    ArrayDeque<Future<Chunk>> queue = new ArrayDeque<>();
+    long read = 0;
+    while (records.hasNext()) {
+      List<Backfill.Input> batch = new ArrayList<>(CHUNK);
+      while (batch.size() < CHUNK && records.hasNext()) {
+        batch.add(records.next());
+      }
+      read += batch.size();
+      queue.add(pool.submit(() -> decode(batch, source, shardOf)));
+      if (queue.size() >= inFlight) {
+        consumer.accept(join(queue.poll()));
+      }
+    }
+    while (!queue.isEmpty()) {
+      consumer.accept(join(queue.poll()));
+    }
+    return read;
+  }
+
+  private Chunk decode(List<Backfill.Input> batch, String source, ToIntFunction<BusinessKey> shardOf) {
+    List<Arrival> arrivals = new ArrayList<>(batch.size());
+    int[] shards = new int[batch.size()];
+    List<DeadLetter> rejected = new ArrayList<>();
+    for (Backfill.Input in : batch) {
+      Decoded d = step.decode(null, in.value(), -1, () -> source + ", line " + in.line());
+      if (d instanceof Decoded.Accepted a) {
+        shards[arrivals.size()] = shardOf.applyAsInt(a.event().key());
+        arrivals.add(new Arrival(in.line(), a.event(), in.value()));
+      } else if (d instanceof Decoded.Rejected r) {
+        rejected.add(new DeadLetter(in.line(), r.reason(), r.detail(), in.value()));
+      }
+      // Decoded.Skipped: a Debezium tombstone after its delete, skipped as the topology skips it
+    }
+    return new Chunk(arrivals, shards, rejected);
+  }
+
+  private static Chunk join(Future<Chunk> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("backfill interrupted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+}
