@@ -24,6 +24,7 @@ public final class DimensionSpecBuilder {
   private OutputColumns output = OutputColumns.DEFAULT;
   private String avroSchema;
   private ServiceSettings service;
+  private FieldRules fields = FieldRules.DEFAULT;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -47,6 +48,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder output(OutputColumns o) { this.output = o; return this; }
   public DimensionSpecBuilder avroSchema(String schemaJson) { this.avroSchema = schemaJson; return this; }
   public DimensionSpecBuilder service(ServiceSettings s) { this.service = s; return this; }
+  public DimensionSpecBuilder fields(FieldRules f) { this.fields = f; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -157,7 +159,7 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service);
+        service == null ? ServiceSettings.defaults(name) : service, fields);
   }
 
   private Column findColumn(String columnName) {
