@@ -14,6 +14,7 @@ import io.dimstream.model.VersionsById;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
+import io.dimstream.topology.UnknownFieldWarnings;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -63,6 +64,7 @@ public final class Backfill {
   public Result build(Iterator<Input> records, String source, Path dlqFile) throws IOException {
     // A failing engine sends the record to the DLQ, as in the topology; nothing here is a Kafka failure.
     Scd2Step step = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
+    UnknownFieldWarnings unknownWarnings = new UnknownFieldWarnings(spec.name(), spec.source());
     InMemoryHistoryStore store = new InMemoryHistoryStore();
     VersionsById rows = new VersionsById();
     long read = 0;
@@ -84,7 +86,9 @@ public final class Backfill {
           reason = r.reason();
           detail = r.detail();
         } else {
-          Scd2Step.Outcome o = step.apply(store, ((Decoded.Accepted) d).event(), () -> source + ", line " + in.line());
+          Decoded.Accepted a = (Decoded.Accepted) d;
+          unknownWarnings.seen(a.unknownFields(), () -> source + ", line " + in.line());
+          Scd2Step.Outcome o = step.apply(store, a.event(), () -> source + ", line " + in.line());
           if (o instanceof Scd2Step.Applied applied) {
             rows.apply(applied.result().changes());
             continue;

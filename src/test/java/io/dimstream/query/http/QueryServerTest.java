@@ -180,7 +180,9 @@ class QueryServerTest {
         "dimstream_dlq_records_total{dimension=\"customers\"} 3",
         "dimstream_compaction_lag_records{dimension=\"customers\"} 40",
         "dimstream_table_last_commit_version{dimension=\"customers\"} 17",
-        "dimstream_table_last_commit_version{dimension=\"accounts\"} -1");
+        "dimstream_table_last_commit_version{dimension=\"accounts\"} -1",
+        "# TYPE dimstream_unknown_fields_total counter",
+        "dimstream_unknown_fields_total{dimension=\"customers\",field=\"loyalty \\\"pts\\\"\"} 5");
   }
 
   @Test
@@ -266,6 +268,11 @@ class QueryServerTest {
     @Override
     public long lastCommitVersion() {
       return 17;
+    }
+
+    @Override
+    public Map<String, Long> unknownFields() {
+      return Map.of("loyalty \"pts\"", 5L);
     }
   }
 }
