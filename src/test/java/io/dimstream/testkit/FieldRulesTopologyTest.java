@@ -30,6 +30,31 @@ class FieldRulesTopologyTest {
     return DimensionSpecLoader.load(file);
   }
 
+  /** The example spec of README.md's "Partial rows and undeclared fields" section, verbatim. */
+  private DimensionSpec readmeSpec() throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    int section = readme.indexOf("### Partial rows and undeclared fields");
+    int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+    Path file = dir.resolve("readme.yaml");
+    Files.writeString(file, readme.substring(start, readme.indexOf("```", start)));
+    return DimensionSpecLoader.load(file);
+  }
+
+  @Test
+  void shouldGiveTheReadmeExampleHistory() throws IOException {
+    try (DimensionTestDriver dim = DimensionTestDriver.of(readmeSpec())) {
+      dim.send(
+          "{\"customer_id\": 1, \"seq\": 10, \"city\": \"Oslo\", \"tier\": \"gold\"}",
+          "{\"customer_id\": 1, \"seq\": 30, \"tier\": \"silver\"}",
+          "{\"customer_id\": 1, \"seq\": 20, \"city\": \"Rome\"}");
+
+      assertThat(dim.versions(1L)).extracting(v -> v.validFrom().first(), Version::attributes).containsExactly(
+          org.assertj.core.groups.Tuple.tuple(10L, attrs(null, "Oslo", "gold")),
+          org.assertj.core.groups.Tuple.tuple(20L, attrs(null, "Rome", "gold")),
+          org.assertj.core.groups.Tuple.tuple(30L, attrs(null, "Rome", "silver")));
+    }
+  }
+
   private static List<Object> attrs(Object... values) {
     return Arrays.asList(values);
   }
