@@ -66,7 +66,14 @@ public final class DimensionSpecBuilder {
         throw SpecErrors.invalid(source, "columns", "column '" + c.name() + "' is declared twice", "declare it once");
       }
     }
-    Set<String> reserved = Set.of(output.validFrom(), output.validTo(), output.isCurrent());
+    List<String> reserved = new ArrayList<>(List.of(output.validFrom(), output.validTo(), output.isCurrent()));
+    if (output.hasVersionId()) {
+      reserved.add(output.versionId());
+    }
+    if (new HashSet<>(reserved).size() != reserved.size()) {
+      throw SpecErrors.invalid(source, "output", "two output columns share a name: " + reserved,
+          "give valid_from, valid_to, is_current and version_id distinct names");
+    }
     for (String r : reserved) {
       if (declared.contains(r)) {
         throw SpecErrors.invalid(source, "columns", "column '" + r + "' clashes with an output column name",

@@ -125,10 +125,10 @@ public final class DimensionSpecLoader {
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
-      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current"), file);
+      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current", "version_id"), file);
       OutputColumns d = OutputColumns.DEFAULT;
       b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
-          opt(o, "is_current", d.isCurrent())));
+          opt(o, "is_current", d.isCurrent()), opt(o, "version_id", null)));
     }
     b.service(service(root.get("service"), name, file));
     b.fields(fieldRules(root, file));
