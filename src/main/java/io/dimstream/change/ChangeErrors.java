@@ -90,6 +90,12 @@ final class ChangeErrors {
         + problem + ".");
   }
 
+  static RejectedRecord unknownField(String field, java.nio.file.Path spec) {
+    return new RejectedRecord(RejectReason.UNKNOWN_FIELD, "Field " + shown(field) + " is not a column of the spec"
+        + (spec == null ? "" : " " + spec) + " and 'unknown_fields' is reject; declare it under 'columns' to apply"
+        + " it, or set 'unknown_fields: warn' or 'ignore' to accept such events.");
+  }
+
   static RejectedRecord unknownDebeziumOp(String op) {
     return new RejectedRecord(RejectReason.UNKNOWN_DEBEZIUM_OP, op == null
         ? "The Debezium envelope has no 'op' field; expected op c, u, r (upserts) or d (delete)."

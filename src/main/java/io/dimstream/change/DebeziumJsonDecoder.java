@@ -5,6 +5,7 @@ import io.dimstream.config.Column;
 import io.dimstream.config.DebeziumOrder;
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
+import java.util.List;
 
 /**
  * Decodes a Debezium JSON change envelope: {@code {"before": {..}, "after": {..}, "op": "u", "ts_ms": ..,
@@ -85,6 +86,8 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
       }
       JsonNode env = envelope;
       JsonNode source = envelope.path("source");
+      // a delete's before row only locates the key: its other fields are not applied
+      List<String> unknown = delete ? List.of() : assembler.unknownFields(row);
       return new Decoded.Accepted(assembler.assemble(i -> {
         Column c = columns[i];
         if (sourceField[i] != null) {
@@ -100,8 +103,8 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
           }
           return EventAssembler.typed(v == null ? row.get(c.name()) : v, c);
         }
-        return EventAssembler.typed(row.get(c.name()), c);
-      }, delete));
+        return assembler.field(row.get(c.name()), c);
+      }, delete), unknown);
     } catch (RejectedRecord r) {
       return r.toDecoded();
     }

@@ -1,15 +1,26 @@
 package io.dimstream.change;
 
 import io.dimstream.model.ChangeEvent;
+import java.util.List;
 import java.util.Objects;
 
 /** The outcome of decoding one record: a change event, or the reason it cannot be applied. */
 public sealed interface Decoded permits Decoded.Accepted, Decoded.Rejected, Decoded.Skipped {
 
-  /** The record is a valid change event. */
-  record Accepted(ChangeEvent event) implements Decoded {
+  /**
+   * The record is a valid change event.
+   *
+   * @param unknownFields names of the record's fields the spec does not declare, under {@code unknown_fields: warn}
+   *                      (empty otherwise), never null
+   */
+  record Accepted(ChangeEvent event, List<String> unknownFields) implements Decoded {
     public Accepted {
       Objects.requireNonNull(event, "event");
+      unknownFields = List.copyOf(unknownFields);
+    }
+
+    public Accepted(ChangeEvent event) {
+      this(event, List.of());
     }
   }
 

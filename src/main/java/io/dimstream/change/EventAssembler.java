@@ -8,6 +8,8 @@ import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.FieldRules;
+import io.dimstream.model.Absent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
@@ -35,6 +37,10 @@ final class EventAssembler {
   private final int deleteIndex;
   private final DeleteRule rule;
   private final boolean tombstoneFromTimestamp;
+  private final boolean keepMissing;
+  private final String unavailable;
+  private final FieldRules.UnknownFields unknownFields;
+  private final java.util.Set<String> declared;
 
   EventAssembler(DimensionSpec spec) {
     this.spec = spec;
@@ -46,6 +52,49 @@ final class EventAssembler {
     this.deleteIndex = rule.column() == null ? -1 : indexOf(rule.column());
     this.tombstoneFromTimestamp = sequenceIndex.length == 1
         && columns[sequenceIndex[0]].type().kind() == ColumnType.Kind.TIMESTAMP;
+    this.keepMissing = spec.fields().keepsMissing();
+    this.unavailable = spec.fields().unavailableValue();
+    this.unknownFields = spec.fields().unknown();
+    this.declared = new java.util.HashSet<>(spec.columns().stream().map(Column::name).toList());
+  }
+
+  /**
+   * The value of a row field: {@link Absent#VALUE} when the field is missing under {@code missing_fields: keep} or
+   * holds the spec's "unavailable" placeholder, else its typed value (null for JSON null, or a missing field under
+   * {@code missing_fields: null}). {@link #assemble} reads Absent as null for key, sequence and delete columns.
+   */
+  Object field(JsonNode node, Column column) throws RejectedRecord {
+    if (node == null || node.isMissingNode()) {
+      return keepMissing ? Absent.VALUE : null;
+    }
+    if (unavailable != null && node.isTextual() && unavailable.equals(node.textValue())) {
+      return Absent.VALUE;
+    }
+    return typed(node, column);
+  }
+
+  /**
+   * The fields of {@code row} the spec does not declare, in row order, under {@code unknown_fields: warn}; none
+   * under {@code ignore}. Throws {@code unknown-field} under {@code reject}.
+   */
+  List<String> unknownFields(JsonNode row) throws RejectedRecord {
+    if (unknownFields == FieldRules.UnknownFields.IGNORE) {
+      return List.of();
+    }
+    List<String> out = null;
+    for (java.util.Iterator<String> it = row.fieldNames(); it.hasNext(); ) {
+      String name = it.next();
+      if (!declared.contains(name)) {
+        if (unknownFields == FieldRules.UnknownFields.REJECT) {
+          throw ChangeErrors.unknownField(name, spec.source());
+        }
+        if (out == null) {
+          out = new ArrayList<>(2);
+        }
+        out.add(name);
+      }
+    }
+    return out == null ? List.of() : out;
   }
 
   Column[] columns() {
@@ -68,7 +117,7 @@ final class EventAssembler {
   ChangeEvent assemble(ColumnSource source, boolean forcedDelete) throws RejectedRecord {
     Object[] key = new Object[keyIndex.length];
     for (int j = 0; j < keyIndex.length; j++) {
-      Object v = source.value(keyIndex[j]);
+      Object v = present(source.value(keyIndex[j]));
       if (v == null) {
         throw ChangeErrors.missingKey(columns[keyIndex[j]], spec.key());
       }
@@ -77,7 +126,7 @@ final class EventAssembler {
     long[] parts = new long[sequenceIndex.length];
     for (int j = 0; j < sequenceIndex.length; j++) {
       Column c = columns[sequenceIndex[j]];
-      Object v = source.value(sequenceIndex[j]);
+      Object v = present(source.value(sequenceIndex[j]));
       if (v == null) {
         throw ChangeErrors.missingSequence(c, spec.sequence());
       }
@@ -97,13 +146,18 @@ final class EventAssembler {
 
   private boolean isDelete(ColumnSource source) throws RejectedRecord {
     if (rule instanceof DeleteRule.ColumnEquals eq) {
-      Object v = source.value(deleteIndex);
+      Object v = present(source.value(deleteIndex));
       return v != null && eq.equals().equals(text(v));
     }
     if (rule instanceof DeleteRule.BooleanColumn) {
       return Boolean.TRUE.equals(source.value(deleteIndex));
     }
     return false;
+  }
+
+  /** Absent means "keep an attribute"; a key, sequence or delete column has nothing to keep, so it is missing. */
+  private static Object present(Object v) {
+    return v == Absent.VALUE ? null : v;
   }
 
   private static String text(Object v) {

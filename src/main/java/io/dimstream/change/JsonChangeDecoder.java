@@ -3,12 +3,14 @@ package io.dimstream.change;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.DimensionSpec;
+import java.util.List;
 
 /**
  * Decodes a record value holding one JSON object whose fields are named as the spec's columns:
  * {@code {"customer_id": 42, "name": "Ada", "updated_at": "2026-03-01T09:00:00+01:00", "op": "u"}}.
- * Values are read with {@link io.dimstream.config.ColumnValues#fromJson}; fields the spec does not declare are
- * ignored. Thread-safe.
+ * Values are read with {@link io.dimstream.config.ColumnValues#fromJson}. An absent attribute is null, or
+ * {@link io.dimstream.model.Absent} under {@code missing_fields: keep}; fields the spec does not declare are
+ * reported, rejected or ignored as {@code unknown_fields} says. Thread-safe.
  */
 public final class JsonChangeDecoder implements ChangeDecoder {
   private final EventAssembler assembler;
@@ -26,8 +28,9 @@ public final class JsonChangeDecoder implements ChangeDecoder {
     }
     try {
       JsonNode row = JsonRecords.object(value, "value");
-      return new Decoded.Accepted(assembler.assemble(i -> EventAssembler.typed(row.get(columns[i].name()), columns[i]),
-          false));
+      List<String> unknown = assembler.unknownFields(row);
+      return new Decoded.Accepted(assembler.assemble(i -> assembler.field(row.get(columns[i].name()), columns[i]),
+          false), unknown);
     } catch (RejectedRecord r) {
       return r.toDecoded();
     }

@@ -39,11 +39,13 @@ public final class RejectReason {
    * the log has the stack trace. Set by the topology.
    */
   public static final String PROCESSING_ERROR = "processing-error";
+  /** A field that is not a declared column, under {@code unknown_fields: reject}. */
+  public static final String UNKNOWN_FIELD = "unknown-field";
 
   /** Every code, in the order above. */
   public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY,
       MISSING_SEQUENCE, BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, TOO_LARGE,
-      PROCESSING_ERROR);
+      PROCESSING_ERROR, UNKNOWN_FIELD);
 
   private RejectReason() {}
 }

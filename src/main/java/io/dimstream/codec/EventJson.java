@@ -14,6 +14,7 @@ import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
+import io.dimstream.model.Absent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
@@ -31,7 +32,9 @@ import java.util.List;
  *   <li>business key: {@code [k1, k2, ..]} in key-column order, values as {@link ColumnValues#toJson} renders them.
  *       This is the <em>canonical key bytes</em>: equal keys give equal bytes, and no key's bytes are a prefix of
  *       another's (a JSON value is self-delimiting), so they can prefix a store key.</li>
- *   <li>event: {@code [[seq parts..], delete 0|1, [attributes..]]}</li>
+ *   <li>event: {@code [[seq parts..], delete 0|1, [attributes..]]}, or, when some attributes are
+ *       {@link Absent#VALUE}, {@code [[seq parts..], 0, [attributes..], [absent positions..]]} with null at each
+ *       absent position (absent is not null: the fold keeps the previous value)</li>
  *   <li>version: {@code [[valid_from parts..], [valid_to parts..] | null, [attributes..]]}</li>
  *   <li>stored event: {@code [event, version-open-after | null]}; key state: {@code [[seq parts..], open | null]}</li>
  * </ul>
@@ -104,6 +107,19 @@ public final class EventJson {
     n.add(e.delete() ? 1 : 0);
     // a delete's attributes are ignored by the fold; keep them only when they are complete
     boolean keep = !e.delete() || e.attributes().size() == attributeTypes.size();
+    if (!e.delete() && e.partial()) {
+      List<Object> present = new ArrayList<>(e.attributes());
+      ArrayNode absent = NODES.arrayNode();
+      for (int i = 0; i < present.size(); i++) {
+        if (present.get(i) == Absent.VALUE) {
+          present.set(i, null);
+          absent.add(i);
+        }
+      }
+      n.add(values(present, attributeTypes, "attributes"));
+      n.add(absent);
+      return n;
+    }
     n.add(keep ? values(e.attributes(), attributeTypes, "attributes") : NODES.arrayNode());
     return n;
   }
@@ -112,6 +128,16 @@ public final class EventJson {
     boolean delete = n.get(1).asInt() == 1;
     ArrayNode attrs = (ArrayNode) n.get(2);
     List<Object> values = delete && attrs.size() != attributeTypes.size() ? List.of() : values(attrs, attributeTypes);
+    JsonNode absent = n.get(3);
+    if (absent != null) {
+      for (JsonNode i : absent) {
+        int at = i.asInt(-1);
+        if (at < 0 || at >= values.size()) {
+          throw new IllegalArgumentException("absent position " + i + " out of range in " + n);
+        }
+        values.set(at, Absent.VALUE);
+      }
+    }
     return new ChangeEvent(key, sequence(n.get(0)), delete, values);
   }
 

@@ -15,6 +15,7 @@ import io.dimstream.config.OutputColumns;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
+import io.dimstream.model.SurrogateIds;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
@@ -58,6 +59,8 @@ public final class VersionJson implements VersionRecordCodec {
   private final OutputColumns out;
   private final List<String> validFromColumns;
   private final List<String> validToColumns;
+  /** Null when the spec has no {@code output.version_id}. */
+  private final SurrogateIds versionIds;
 
   public VersionJson(DimensionSpec spec) {
     this.keyColumns = spec.keyColumns();
@@ -72,6 +75,7 @@ public final class VersionJson implements VersionRecordCodec {
     to.addAll(spec.extraValidToColumns());
     this.validFromColumns = List.copyOf(from);
     this.validToColumns = List.copyOf(to);
+    this.versionIds = out.hasVersionId() ? new SurrogateIds(keyColumns.stream().map(Column::type).toList()) : null;
   }
 
   /** The record key of the version {@code (key, validFrom)}. */
@@ -134,7 +138,10 @@ public final class VersionJson implements VersionRecordCodec {
     return new VersionChange.Upsert(row.version(), row.kind());
   }
 
-  /** The version as a row: key columns, attributes, validity columns, {@code is_current} (no change field). */
+  /**
+   * The version as a row: key columns, attributes, validity columns, {@code is_current}, then the version id when
+   * the spec asks for one (no change field).
+   */
   public ObjectNode row(Version version) {
     ObjectNode n = NODES.objectNode();
     putKey(n, version.key());
@@ -152,6 +159,9 @@ public final class VersionJson implements VersionRecordCodec {
       n.set(validToColumns.get(i), version.validTo() == null ? NODES.nullNode() : part(version.validTo(), i));
     }
     n.put(out.isCurrent(), version.isCurrent());
+    if (versionIds != null) {
+      n.put(out.versionId(), versionIds.of(version));
+    }
     return n;
   }
 

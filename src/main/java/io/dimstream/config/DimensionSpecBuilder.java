@@ -24,6 +24,7 @@ public final class DimensionSpecBuilder {
   private OutputColumns output = OutputColumns.DEFAULT;
   private String avroSchema;
   private ServiceSettings service;
+  private FieldRules fields = FieldRules.DEFAULT;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -47,6 +48,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder output(OutputColumns o) { this.output = o; return this; }
   public DimensionSpecBuilder avroSchema(String schemaJson) { this.avroSchema = schemaJson; return this; }
   public DimensionSpecBuilder service(ServiceSettings s) { this.service = s; return this; }
+  public DimensionSpecBuilder fields(FieldRules f) { this.fields = f; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -64,7 +66,14 @@ public final class DimensionSpecBuilder {
         throw SpecErrors.invalid(source, "columns", "column '" + c.name() + "' is declared twice", "declare it once");
       }
     }
-    Set<String> reserved = Set.of(output.validFrom(), output.validTo(), output.isCurrent());
+    List<String> reserved = new ArrayList<>(List.of(output.validFrom(), output.validTo(), output.isCurrent()));
+    if (output.hasVersionId()) {
+      reserved.add(output.versionId());
+    }
+    if (new HashSet<>(reserved).size() != reserved.size()) {
+      throw SpecErrors.invalid(source, "output", "two output columns share a name: " + reserved,
+          "give valid_from, valid_to, is_current and version_id distinct names");
+    }
     for (String r : reserved) {
       if (declared.contains(r)) {
         throw SpecErrors.invalid(source, "columns", "column '" + r + "' clashes with an output column name",
@@ -157,7 +166,7 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service);
+        service == null ? ServiceSettings.defaults(name) : service, fields);
   }
 
   private Column findColumn(String columnName) {

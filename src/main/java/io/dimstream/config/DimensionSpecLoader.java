@@ -21,6 +21,7 @@ public final class DimensionSpecLoader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
       "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
+      "missing_fields", "unavailable_value", "unknown_fields",
       "debezium");
 
   private DimensionSpecLoader() {}
@@ -124,13 +125,50 @@ public final class DimensionSpecLoader {
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
-      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current"), file);
+      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current", "version_id"), file);
       OutputColumns d = OutputColumns.DEFAULT;
       b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
-          opt(o, "is_current", d.isCurrent())));
+          opt(o, "is_current", d.isCurrent()), opt(o, "version_id", null)));
     }
     b.service(service(root.get("service"), name, file));
+    b.fields(fieldRules(root, file));
     return b.build();
+  }
+
+  private static FieldRules fieldRules(JsonNode root, Path file) {
+    FieldRules d = FieldRules.DEFAULT;
+    FieldRules.MissingFields missing = d.missing();
+    if (root.has("missing_fields")) {
+      String m = root.get("missing_fields").asText().toLowerCase(Locale.ROOT);
+      missing = switch (m) {
+        case "null" -> FieldRules.MissingFields.NULL;
+        case "keep" -> FieldRules.MissingFields.KEEP;
+        default -> throw SpecErrors.invalid(file, "missing_fields", "unknown value '" + m + "'",
+            "use null (an absent attribute becomes null) or keep (it keeps its previous value)");
+      };
+    }
+    String unavailable = d.unavailableValue();
+    if (root.has("unavailable_value")) {
+      JsonNode u = root.get("unavailable_value");
+      if (!u.isNull() && !u.isTextual()) {
+        throw SpecErrors.invalid(file, "unavailable_value", "expected a text value, got " + u,
+            "give the placeholder your connector writes for unchanged values (Debezium: unavailable.value.placeholder),"
+                + " or null for none");
+      }
+      unavailable = u.isNull() ? null : u.asText();
+    }
+    FieldRules.UnknownFields unknown = d.unknown();
+    if (root.has("unknown_fields")) {
+      String u = root.get("unknown_fields").asText().toLowerCase(Locale.ROOT);
+      unknown = switch (u) {
+        case "warn" -> FieldRules.UnknownFields.WARN;
+        case "reject" -> FieldRules.UnknownFields.REJECT;
+        case "ignore" -> FieldRules.UnknownFields.IGNORE;
+        default -> throw SpecErrors.invalid(file, "unknown_fields", "unknown value '" + u + "'",
+            "use warn (count and log undeclared fields), reject (dead-letter the event) or ignore");
+      };
+    }
+    return new FieldRules(missing, unavailable, unknown);
   }
 
   private static InputFormat inputFormat(JsonNode root, Path file) {

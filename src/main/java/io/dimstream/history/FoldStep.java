@@ -1,5 +1,6 @@
 package io.dimstream.history;
 
+import io.dimstream.model.Absent;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
@@ -33,21 +34,39 @@ public final class FoldStep {
       }
       return new Outcome(null, List.of(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE)));
     }
-    if (open != null && trackedEqual(open.attributes(), event.attributes())) {
-      if (open.attributes().equals(event.attributes())) {
+    List<Object> attributes = resolved(open, event);
+    if (open != null && trackedEqual(open.attributes(), attributes)) {
+      if (open.attributes().equals(attributes)) {
         return new Outcome(open, List.of());
       }
       // Type 1: untracked columns are overwritten in place; the version keeps its identity.
-      Version updated = open.withAttributes(event.attributes());
+      Version updated = open.withAttributes(attributes);
       return new Outcome(updated, List.of(new VersionChange.Upsert(updated, ChangeKind.CORRECT)));
     }
     List<VersionChange> changes = new ArrayList<>(2);
     if (open != null) {
       changes.add(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE));
     }
-    Version opened = new Version(event.key(), seq, null, event.attributes());
+    Version opened = new Version(event.key(), seq, null, attributes);
     changes.add(new VersionChange.Upsert(opened, ChangeKind.OPEN));
     return new Outcome(opened, changes);
+  }
+
+  /**
+   * The event's attributes with each {@link Absent#VALUE} replaced by the open version's value (null when none is
+   * open). Resolved here, at fold time, so a late event re-folded before it changes what it keeps.
+   */
+  private static List<Object> resolved(Version open, ChangeEvent event) {
+    if (!event.partial()) {
+      return event.attributes();
+    }
+    List<Object> out = new ArrayList<>(event.attributes());
+    for (int i = 0; i < out.size(); i++) {
+      if (out.get(i) == Absent.VALUE) {
+        out.set(i, open == null ? null : open.attributes().get(i));
+      }
+    }
+    return out;
   }
 
   boolean trackedEqual(List<Object> a, List<Object> b) {

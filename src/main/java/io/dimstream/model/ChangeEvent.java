@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * One decoded, validated change of one entity.
  *
- * @param attributes values in the order of {@code DimensionSpec.attributeColumns()}, nulls allowed; for a delete
- *                   they are ignored (may be empty)
+ * @param attributes values in the order of {@code DimensionSpec.attributeColumns()}, nulls allowed; {@link Absent#VALUE}
+ *                   for an attribute the event leaves out and the fold must keep; for a delete they are ignored
+ *                   (may be empty)
  */
 public record ChangeEvent(BusinessKey key, Sequence sequence, boolean delete, List<Object> attributes) {
   public ChangeEvent {
@@ -17,6 +18,11 @@ public record ChangeEvent(BusinessKey key, Sequence sequence, boolean delete, Li
 
   public static ChangeEvent upsert(BusinessKey key, Sequence sequence, List<Object> attributes) {
     return new ChangeEvent(key, sequence, false, attributes);
+  }
+
+  /** Whether some attribute is {@link Absent#VALUE}, so the fold must fill it from the version open before. */
+  public boolean partial() {
+    return attributes.contains(Absent.VALUE);
   }
 
   public static ChangeEvent delete(BusinessKey key, Sequence sequence) {

@@ -56,6 +56,9 @@ public final class VersionRows {
     h.addAll(fromNames.subList(1, fromNames.size()));
     h.addAll(toNames.subList(1, toNames.size()));
     h.add(spec.output().isCurrent());
+    if (spec.output().hasVersionId()) {
+      h.add(spec.output().versionId());
+    }
     return h;
   }
 

@@ -13,6 +13,7 @@ import io.dimstream.table.BulkLoad;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
+import io.dimstream.topology.UnknownFieldWarnings;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -144,7 +145,7 @@ public final class Backfill {
         groups.add(new HashMap<>());
       }
       List<DeadLetter> dead = new ArrayList<>();
-      long read = new ParallelDecode(step, pool, threads).run(records, source, shardOf, chunk -> {
+      long read = new ParallelDecode(step, new UnknownFieldWarnings(spec.name(), spec.source()), pool, threads).run(records, source, shardOf, chunk -> {
         dead.addAll(chunk.rejected());
         List<Arrival> arrivals = chunk.arrivals();
         for (int i = 0; i < arrivals.size(); i++) {

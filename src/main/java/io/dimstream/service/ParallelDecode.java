@@ -3,6 +3,7 @@ package io.dimstream.service;
 import io.dimstream.change.Decoded;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.topology.Scd2Step;
+import io.dimstream.topology.UnknownFieldWarnings;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -21,11 +22,13 @@ final class ParallelDecode {
   record Chunk(List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected) {}
 
   private final Scd2Step step;
+  private final UnknownFieldWarnings unknownFields;
   private final ExecutorService pool;
   private final int inFlight;
 
-  ParallelDecode(Scd2Step step, ExecutorService pool, int threads) {
+  ParallelDecode(Scd2Step step, UnknownFieldWarnings unknownFields, ExecutorService pool, int threads) {
     this.step = step;
+    this.unknownFields = unknownFields;
     this.pool = pool;
     // enough chunks queued to keep every thread busy, few enough that memory holds decoded events, not raw lines
     this.inFlight = 2 * threads;
@@ -60,6 +63,7 @@ final class ParallelDecode {
     for (Backfill.Input in : batch) {
       Decoded d = step.decode(null, in.value(), -1, () -> source + ", line " + in.line());
       if (d instanceof Decoded.Accepted a) {
+        unknownFields.seen(a.unknownFields(), () -> source + ", line " + in.line());
         shards[arrivals.size()] = shardOf.applyAsInt(a.event().key());
         arrivals.add(new Arrival(in.line(), a.event(), in.value()));
       } else if (d instanceof Decoded.Rejected r) {

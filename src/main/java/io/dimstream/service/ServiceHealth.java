@@ -37,7 +37,24 @@ final class ServiceHealth implements Supplier<Health> {
     details.put("streams", String.valueOf(state));
     threadProblem.ifPresent(p -> details.put("stream_threads", p));
     details.put("compactor", compactorState(c, f));
+    // shown, not failing: an undeclared field is data the spec leaves out, not an outage
+    String unknown = unknownFields(s);
+    if (!unknown.isEmpty()) {
+      details.put("unknown_fields", unknown);
+    }
     return new Health(streamsUp && threadProblem.isEmpty() && compactorUp, details);
+  }
+
+  /** {@code "loyalty=12, tags=3"}: fields the spec does not declare and how many records carried them. */
+  private static String unknownFields(KafkaStreams s) {
+    if (s == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    io.dimstream.topology.TopologyMetrics.totalsBy(s.metrics(), io.dimstream.topology.TopologyMetrics.Counter.UNKNOWN_FIELDS,
+        io.dimstream.topology.TopologyMetrics.FIELD_TAG).forEach((field, n) ->
+            b.append(b.length() == 0 ? "" : ", ").append(field).append('=').append(n.longValue()));
+    return b.toString();
   }
 
   private static String compactorState(Compactor c, Throwable f) {

@@ -76,6 +76,18 @@ final class ServiceMetricsReader implements ServiceMetrics {
     return table.latestVersion();
   }
 
+  @Override
+  public java.util.Map<String, Long> unknownFields() {
+    KafkaStreams s = streams.get();
+    if (s == null) {
+      return java.util.Map.of();
+    }
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    TopologyMetrics.totalsBy(s.metrics(), Counter.UNKNOWN_FIELDS, TopologyMetrics.FIELD_TAG)
+        .forEach((field, n) -> out.put(field, n.longValue()));
+    return out;
+  }
+
   private double total(Counter counter) {
     KafkaStreams s = streams.get();
     return s == null ? 0 : TopologyMetrics.total(s.metrics(), counter);

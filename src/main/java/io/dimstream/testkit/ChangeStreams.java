@@ -241,6 +241,9 @@ public final class ChangeStreams {
     List<Column> attrs = spec.attributeColumns();
     if (!e.delete()) {
       for (int a = 0; a < attrs.size(); a++) {
+        if (e.attributes().get(a) == io.dimstream.model.Absent.VALUE) {
+          continue; // left out of the row: the fold keeps the previous value under missing_fields: keep
+        }
         row.set(attrs.get(a).name(), ColumnValues.toJson(e.attributes().get(a), attrs.get(a).type()));
       }
     }

@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
 
+  /** Distinct field names counted per task; more are counted under {@value #OTHER_FIELDS}. */
+  static final int MAX_FIELD_LABELS = 100;
+  static final String OTHER_FIELDS = "(other)";
+
   private final Scd2Step step;
   private final EventJson json;
   private final RecordSizes sizes;
@@ -30,10 +34,15 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private org.apache.kafka.common.metrics.Sensor rejected;
   private org.apache.kafka.common.metrics.Sensor skipped;
 
-  DecodeProcessor(Scd2Step step, EventJson json, RecordSizes sizes) {
+  private final UnknownFieldWarnings unknownWarnings;
+  /** Per field name, its counter in this task; bounded because field names come from the input. */
+  private final java.util.Map<String, org.apache.kafka.common.metrics.Sensor> unknownCounters = new java.util.HashMap<>();
+
+  DecodeProcessor(Scd2Step step, EventJson json, RecordSizes sizes, UnknownFieldWarnings unknownWarnings) {
     this.step = step;
     this.json = json;
     this.sizes = sizes;
+    this.unknownWarnings = unknownWarnings;
   }
 
   @Override
@@ -66,6 +75,9 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       return;
     }
     if (result instanceof Decoded.Accepted a) {
+      if (!a.unknownFields().isEmpty()) {
+        countUnknown(a.unknownFields());
+      }
       ChangeEvent event = a.event();
       context.forward(record.withKey(json.keyBytes(event.key()))
           .withValue(Envelope.accepted(record.key(), record.value())));
@@ -75,6 +87,15 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       LOG.warn("Rejected record at {}: {} ({})", where(context), r.reason(), r.detail());
       context.forward(record.withValue(Envelope.rejected(record.key(), record.value()))
           .withHeaders(errorHeaders(record.headers(), r.reason(), r.detail())));
+    }
+  }
+
+  private void countUnknown(java.util.List<String> fields) {
+    unknownWarnings.seen(fields, () -> where(context));
+    for (String f : fields) {
+      String label = unknownCounters.containsKey(f) || unknownCounters.size() < MAX_FIELD_LABELS ? f : OTHER_FIELDS;
+      unknownCounters.computeIfAbsent(label, l -> metrics.counter("decode", TopologyMetrics.Counter.UNKNOWN_FIELDS,
+          "fields the spec does not declare, by name", java.util.Map.of(TopologyMetrics.FIELD_TAG, l))).record();
     }
   }
 

@@ -138,12 +138,15 @@ public final class DimensionTopology {
     }
     EventJson json = new EventJson(spec);
     RecordSizes recordSizes = new RecordSizes(sizes);
+    // one per topology, shared by every task: a new field name is logged once per running service
+    UnknownFieldWarnings unknownWarnings = new UnknownFieldWarnings(spec.name(), spec.source());
     builder.addStateStore(store(CURRENT_STORE));
     builder.addStateStore(store(EVENT_STORE));
 
     KStream<byte[], Envelope> decoded = builder
         .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-        .process(() -> new DecodeProcessor(new Scd2Step(spec, decoder, kafkaFailures), json, recordSizes),
+        .process(() -> new DecodeProcessor(new Scd2Step(spec, decoder, kafkaFailures), json, recordSizes,
+            unknownWarnings),
             Named.as(DECODE_PROCESSOR));
 
     var routes = decoded.split(Named.as("decoded-"))

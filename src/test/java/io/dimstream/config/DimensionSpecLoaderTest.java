@@ -302,4 +302,24 @@ class DimensionSpecLoaderTest {
     assertThat(List.of("long", "bigint", "int", "integer", "double", "decimal(10,3)", "boolean", "string", "date",
         "timestamp")).allSatisfy(t -> assertThat(ColumnType.parse(t)).isNotNull());
   }
+
+  @Test
+  void shouldReadFieldRulesWithTheirDefaults() throws IOException {
+    DimensionSpec defaults = DimensionSpecLoader.load(write("d.yaml", README_EXAMPLE));
+    DimensionSpec set = DimensionSpecLoader.load(write("s.yaml", README_EXAMPLE
+        + "missing_fields: keep\nunknown_fields: reject\nunavailable_value: \"<none>\"\n"));
+
+    assertThat(defaults.fields()).isEqualTo(new FieldRules(FieldRules.MissingFields.NULL,
+        "__debezium_unavailable_value", FieldRules.UnknownFields.WARN));
+    assertThat(set.fields()).isEqualTo(new FieldRules(FieldRules.MissingFields.KEEP, "<none>",
+        FieldRules.UnknownFields.REJECT));
+  }
+
+  @Test
+  void shouldRefuseAnUnknownMissingFieldsValueNamingTheChoices() throws IOException {
+    Path file = write("bad.yaml", README_EXAMPLE + "missing_fields: skip\n");
+
+    assertThatThrownBy(() -> DimensionSpecLoader.load(file)).isInstanceOf(SpecException.class)
+        .hasMessageContaining("bad.yaml").hasMessageContaining("missing_fields").hasMessageContaining("keep");
+  }
 }

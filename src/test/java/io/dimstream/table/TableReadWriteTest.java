@@ -246,7 +246,8 @@ class TableReadWriteTest {
         .column("email", "string").key("customer_id").sequence("updated_at").build();
     assertThatThrownBy(() -> DeltaTable.openOrCreate(dir, changedType))
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("column 'tier' is int in the table but long in the spec").hasMessageContaining("Fix:");
+        .hasMessageContaining("'columns.tier'").hasMessageContaining("long in the spec but int in the table")
+        .hasMessageContaining("Fix:");
     DimensionSpec dropped = DimensionSpec.builder("customers")
         .column("customer_id", "long").column("name", "string").column("updated_at", "timestamp")
         .key("customer_id").sequence("updated_at").build();

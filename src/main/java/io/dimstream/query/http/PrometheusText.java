@@ -29,6 +29,7 @@ final class PrometheusText {
     family(b, dims, "dimstream_compactor_failed", "gauge",
         "1 while the compactor is stopped by an error and cannot commit to the table.",
         ServiceMetrics::compactorFailed);
+    unknownFields(b, dims);
     return b.toString();
   }
 
@@ -39,6 +40,17 @@ final class PrometheusText {
     for (DimensionEndpoint d : dims) {
       b.append(name).append("{dimension=\"").append(escape(d.name())).append("\"} ")
           .append(value.applyAsLong(d.metrics())).append('\n');
+    }
+  }
+
+  private static void unknownFields(StringBuilder b, Collection<DimensionEndpoint> dims) {
+    String name = "dimstream_unknown_fields_total";
+    b.append("# HELP ").append(name).append(" Records carrying a field the spec does not declare, by field.\n");
+    b.append("# TYPE ").append(name).append(" counter\n");
+    for (DimensionEndpoint d : dims) {
+      d.metrics().unknownFields().forEach((field, count) -> b.append(name).append("{dimension=\"")
+          .append(escape(d.name())).append("\",field=\"").append(escape(field)).append("\"} ").append(count)
+          .append('\n'));
     }
   }
 

@@ -40,6 +40,14 @@ public interface ServiceMetrics {
     return 0;
   }
 
+  /**
+   * Per field name the spec does not declare, how many records carried it ({@code unknown_fields: warn}); sorted by
+   * name, empty when none.
+   */
+  default java.util.Map<String, Long> unknownFields() {
+    return java.util.Map.of();
+  }
+
   /** Metrics of a service that reports none yet: every counter 0, no commit. */
   ServiceMetrics NONE = new ServiceMetrics() {
     @Override

@@ -148,21 +148,29 @@ public final class TableErrors {
         + "the service sends such version records to the dead-letter topic instead of committing them.", cause);
   }
 
-  public static TableException typeChanged(Path root, String column, ColumnType stored, ColumnType asked) {
-    return new TableException(root + ": column '" + column + "' is " + stored + " in the table but " + asked
-        + " in the spec; changing or narrowing a column type would make existing files unreadable as the new type. "
-        + "Fix: keep '" + column + ": " + stored + "' in the spec, or add a new column with the new type.");
+  public static TableException typeChanged(Path root, Path specFile, String column, ColumnType stored,
+      ColumnType asked) {
+    return new TableException(spec(specFile) + "field 'columns." + column + "': the column is " + asked
+        + " in the spec but " + stored + " in the table " + root + "; changing or narrowing a column type would make"
+        + " the versions already written unreadable as the new type. Fix: keep '" + column + ": " + stored
+        + "' in the spec, or add a new column with the new type.");
   }
 
-  public static TableException structureChanged(Path root, String what, Object stored, Object asked) {
-    return new TableException(root + ": the table's " + what + " is " + stored + " but the spec says " + asked
-        + "; existing versions were written with the former. Fix: restore '" + what + "' in the spec, or write "
-        + "the dimension to a new table.");
+  public static TableException structureChanged(Path root, Path specFile, String field, Object stored, Object asked) {
+    return new TableException(spec(specFile) + "field '" + field + "': the spec says " + asked + " but the table "
+        + root + " has " + stored + "; the versions already written were built with the former, so changing it would"
+        + " rewrite history. Fix: restore '" + field + "' in the spec, or write the dimension to a new table"
+        + " (service.table_path) and rebuild it with backfill or by replaying the changes topic.");
   }
 
-  public static TableException droppedColumn(Path root, String column) {
-    return new TableException(root + ": column '" + column + "' is in the table but not in the spec; dropping "
-        + "columns is not supported. Fix: keep the column in the spec (it may stay null).");
+  public static TableException droppedColumn(Path root, Path specFile, String column) {
+    return new TableException(spec(specFile) + "field 'columns': column '" + column + "' is in the table " + root
+        + " but not in the spec (or is now the delete rule's column); dropping a column would rewrite history. Fix:"
+        + " keep '" + column + "' under 'columns' (it may stay null in new versions).");
+  }
+
+  private static String spec(Path specFile) {
+    return specFile == null ? "" : specFile + ": ";
   }
 
   public static TableException badChange(Path root, String problem) {

@@ -181,7 +181,9 @@ class QueryServerTest {
         "dimstream_tombstones_skipped_total{dimension=\"customers\"} 5",
         "dimstream_compaction_lag_records{dimension=\"customers\"} 40",
         "dimstream_table_last_commit_version{dimension=\"customers\"} 17",
-        "dimstream_table_last_commit_version{dimension=\"accounts\"} -1");
+        "dimstream_table_last_commit_version{dimension=\"accounts\"} -1",
+        "# TYPE dimstream_unknown_fields_total counter",
+        "dimstream_unknown_fields_total{dimension=\"customers\",field=\"loyalty \\\"pts\\\"\"} 5");
   }
 
   @Test
@@ -272,6 +274,11 @@ class QueryServerTest {
     @Override
     public long tombstonesSkipped() {
       return 5;
+    }
+
+    @Override
+    public Map<String, Long> unknownFields() {
+      return Map.of("loyalty \"pts\"", 5L);
     }
   }
 }

@@ -44,36 +44,44 @@ public final class SchemaEvolution {
     Metadata md = new Metadata(old.id(), old.name(), layout.deltaSchemaString(), old.partitionColumns(), conf,
         old.createdTime());
     long now = writer.timestampAfter(state);
-    List<String> added = SpecCodec.tableColumns(asked).stream().map(Column::name)
-        .filter(n -> stored.column(n) == null).toList();
-    CommitInfo info = CommitInfo.of(now, added.isEmpty() ? "SET TBLPROPERTIES" : "ADD COLUMNS",
-        Map.of("columns", added.toString()), Map.of(), null, 1);
+    SpecDiff diff = SpecDiff.of(stored, asked);
+    CommitInfo info = CommitInfo.of(now, diff.operation(), Map.of("columns", diff.addedColumns().toString(),
+        "nowTracked", diff.nowTracked().toString(), "noLongerTracked", diff.noLongerTracked().toString()),
+        Map.of(), null, 1);
     writer.write(state.version + 1, List.of(info, md), now, List.of(), state);
-    LOG.info("{}: evolved the schema at version {}; added columns {}", writer.root(), state.version + 1, added);
+    LOG.info("{}: evolved to the spec {} at version {}: {} (tracking applies to events from now on)", writer.root(),
+        asked.source() == null ? "(no file)" : asked.source(), state.version + 1, diff.describe());
     return true;
+  }
+
+  private static String outputText(DimensionSpec spec) {
+    var o = spec.output();
+    return "{valid_from: " + o.validFrom() + ", valid_to: " + o.validTo() + ", is_current: " + o.isCurrent()
+        + (o.hasVersionId() ? ", version_id: " + o.versionId() : "") + "}";
   }
 
   private void checkCompatible(DimensionSpec stored, DimensionSpec asked) {
     Path root = writer.root();
+    Path file = asked.source();
     if (!stored.name().equals(asked.name())) {
-      throw TableErrors.structureChanged(root, "dimension name", stored.name(), asked.name());
+      throw TableErrors.structureChanged(root, file, "name", stored.name(), asked.name());
     }
     if (!stored.key().equals(asked.key())) {
-      throw TableErrors.structureChanged(root, "key", stored.key(), asked.key());
+      throw TableErrors.structureChanged(root, file, "key", stored.key(), asked.key());
     }
     if (!stored.sequence().equals(asked.sequence())) {
-      throw TableErrors.structureChanged(root, "sequence", stored.sequence(), asked.sequence());
+      throw TableErrors.structureChanged(root, file, "sequence", stored.sequence(), asked.sequence());
     }
     if (!stored.output().equals(asked.output())) {
-      throw TableErrors.structureChanged(root, "output column names", stored.output(), asked.output());
+      throw TableErrors.structureChanged(root, file, "output", outputText(stored), outputText(asked));
     }
     for (Column c : SpecCodec.tableColumns(stored)) {
       Column n = asked.column(c.name());
       if (n == null || n.name().equals(asked.deleteRule().column())) {
-        throw TableErrors.droppedColumn(root, c.name());
+        throw TableErrors.droppedColumn(root, file, c.name());
       }
       if (!n.type().equals(c.type())) {
-        throw TableErrors.typeChanged(root, c.name(), c.type(), n.type());
+        throw TableErrors.typeChanged(root, file, c.name(), c.type(), n.type());
       }
     }
   }

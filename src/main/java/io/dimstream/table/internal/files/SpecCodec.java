@@ -46,6 +46,9 @@ public final class SpecCodec {
     out.put("validFrom", spec.output().validFrom());
     out.put("validTo", spec.output().validTo());
     out.put("isCurrent", spec.output().isCurrent());
+    if (spec.output().hasVersionId()) {
+      out.put("versionId", spec.output().versionId());
+    }
     root.put(HORIZON, spec.latenessHorizon());
     try {
       return ActionCodec.JSON.writeValueAsString(root);
@@ -69,7 +72,7 @@ public final class SpecCodec {
     b.track(strings(root.path(TRACKED)));
     JsonNode out = root.path(OUTPUT);
     b.output(new OutputColumns(out.path("validFrom").asText("valid_from"), out.path("validTo").asText("valid_to"),
-        out.path("isCurrent").asText("is_current")));
+        out.path("isCurrent").asText("is_current"), out.path("versionId").asText(null)));
     if (root.hasNonNull(HORIZON)) {
       b.latenessHorizon(root.get(HORIZON).asLong());
     }

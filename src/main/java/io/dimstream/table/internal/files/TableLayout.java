@@ -9,6 +9,7 @@ import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
+import io.dimstream.model.SurrogateIds;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.ActionCodec;
@@ -53,6 +54,9 @@ public final class TableLayout {
   public final List<Column> dataColumns;
   public final Schema avroSchema;
   private final Schema[] fieldSchemas;
+  /** The {@code output.version_id} column (last data column), or null when the spec asks for none. */
+  public final Column versionIdColumn;
+  private final SurrogateIds versionIds;
 
   public TableLayout(DimensionSpec spec) {
     this.spec = spec;
@@ -80,6 +84,12 @@ public final class TableLayout {
     data.addAll(attributeColumns);
     data.addAll(validFromColumns);
     data.addAll(validToColumns);
+    this.versionIdColumn = spec.output().hasVersionId() ? new Column(spec.output().versionId(), ColumnType.LONG) : null;
+    this.versionIds = versionIdColumn == null ? null
+        : new SurrogateIds(keyColumns.stream().map(Column::type).toList());
+    if (versionIdColumn != null) {
+      data.add(versionIdColumn);
+    }
     this.dataColumns = List.copyOf(data);
     List<Schema.Field> fields = new ArrayList<>();
     fieldSchemas = new Schema[dataColumns.size()];
@@ -116,13 +126,14 @@ public final class TableLayout {
     return current.holds(file);
   }
 
-  /** Key and first validity columns are never null; attributes and validity ends may be. */
+  /** Key, first validity and version id columns are never null; attributes and validity ends may be. */
   private boolean nullable(int dataIndex) {
     int keys = keyColumns.size();
     int attrs = attributeColumns.size();
     boolean isKey = dataIndex < keys;
     boolean isFrom = dataIndex >= keys + attrs && dataIndex < keys + attrs + validFromColumns.size();
-    return !(isKey || isFrom);
+    boolean isVersionId = versionIdColumn != null && dataIndex == dataColumns.size() - 1;
+    return !(isKey || isFrom || isVersionId);
   }
 
   /** The MERGE condition this table's commits apply, for commitInfo.operationParameters. */
@@ -213,6 +224,9 @@ public final class TableLayout {
       Object value = v.validTo() == null ? null
           : ColumnValues.sequenceValue(v.validTo().part(s), validToColumns.get(s).type());
       put(r, i, value, stats);
+    }
+    if (versionIdColumn != null) {
+      put(r, i, versionIds.of(normalizeKey(v.key()), v.validFrom()), stats);
     }
     return r;
   }
