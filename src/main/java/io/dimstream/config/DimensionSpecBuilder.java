@@ -24,6 +24,7 @@ public final class DimensionSpecBuilder {
   private OutputColumns output = OutputColumns.DEFAULT;
   private String avroSchema;
   private ServiceSettings service;
+  private Expressions expressions = Expressions.NONE;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -47,6 +48,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder output(OutputColumns o) { this.output = o; return this; }
   public DimensionSpecBuilder avroSchema(String schemaJson) { this.avroSchema = schemaJson; return this; }
   public DimensionSpecBuilder service(ServiceSettings s) { this.service = s; return this; }
+  public DimensionSpecBuilder expressions(Expressions e) { this.expressions = e; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -142,6 +144,13 @@ public final class DimensionSpecBuilder {
     } else {
       tracked = attributes;
     }
+    for (String derived : expressions.derive().keySet()) {
+      if (!attributes.contains(derived)) {
+        throw SpecErrors.invalid(source, "derive." + derived, "'" + derived + "' is not an attribute column",
+            "declare it under 'columns' with the type of its value; derive attributes only (not key, sequence or"
+                + " delete columns): " + attributes);
+      }
+    }
     long horizon;
     if (latenessHorizon != null) {
       if (latenessHorizon <= 0) {
@@ -157,7 +166,7 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service);
+        service == null ? ServiceSettings.defaults(name) : service, expressions);
   }
 
   private Column findColumn(String columnName) {

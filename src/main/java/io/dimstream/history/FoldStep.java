@@ -16,10 +16,17 @@ import java.util.Objects;
  */
 public final class FoldStep {
   private final boolean[] tracked;
+  private final Derivation derivation;
 
   /** @param tracked for each attribute position, whether a change in it opens a new version */
   public FoldStep(boolean[] tracked) {
+    this(tracked, Derivation.NONE);
+  }
+
+  /** @param derivation fills an upsert's derived attributes before it is compared with the open version */
+  public FoldStep(boolean[] tracked, Derivation derivation) {
     this.tracked = tracked.clone();
+    this.derivation = derivation;
   }
 
   /** The result of one step: the open version after the event (null if none) and what changed. */
@@ -33,6 +40,8 @@ public final class FoldStep {
       }
       return new Outcome(null, List.of(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE)));
     }
+    // Derived at every fold, never stored: a re-fold gives the event a new open version to derive from.
+    event = derivation.derive(open, event);
     if (open != null && trackedEqual(open.attributes(), event.attributes())) {
       if (open.attributes().equals(event.attributes())) {
         return new Outcome(open, List.of());
