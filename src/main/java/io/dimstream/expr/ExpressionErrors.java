@@ -35,7 +35,7 @@ final class ExpressionErrors {
   static ExpressionException failed(String field, String text, ChangeEvent event, Exception cause) {
     return new ExpressionException(field + ": the expression \"" + text + "\" failed on the event of key "
         + event.key() + " at sequence " + event.sequence() + ": " + cause.getMessage()
-        + ". Fix: guard the expression against this input (e.g. a null column: has(...) or x == null ? .. : ..),"
+        + ". Fix: guard the expression against this input (a column may be null: event.x == null ? .. : ..),"
         + " or correct the event and send it again from the dead-letter topic", cause);
   }
 
