@@ -83,6 +83,11 @@ class SpecExpressionsTest {
   }
 
   @Test
+  void shouldShowTheExampleVerbatimInTheReadme() throws IOException {
+    assertThat(Files.readString(Path.of("README.md"))).contains("```yaml\n" + example() + "```");
+  }
+
+  @Test
   void shouldLeaveASpecWithoutExpressionsAlone() {
     SpecExpressions e = SpecExpressions.compile(DimensionSpecLoader.load(Path.of("examples/customers.yaml")));
 
