@@ -95,9 +95,8 @@ public final class Scd2Step {
       }
       result = history.apply(store, admitted.get());
     } catch (ExpressionException e) {
-      // Thrown before any write (conditions run first; the engine derives before it stores), so nothing changed.
-      LOG.warn("An expression failed on the record at {}; sent to the DLQ as {}: {}", where.get(),
-          RejectReason.EXPRESSION_ERROR, e.getMessage());
+      // Bad input, not a bug: thrown before any write (conditions run first, the engine derives before it stores),
+      // so nothing changed; the caller logs the rejection with the record's position.
       return new Rejected(RejectReason.EXPRESSION_ERROR, e.getMessage());
     } catch (RuntimeException e) {
       if (propagate.test(e)) {

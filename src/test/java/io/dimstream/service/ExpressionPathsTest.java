@@ -27,13 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The example spec with expressions ({@code examples/orders-derived.yaml}) through every path: the topology (as
  * {@code run} and the test kit drive it), {@code replay} and {@code backfill} give the same hand-written history.
  */
-class ExpressionPathsTest {
+public class ExpressionPathsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  static final DimensionSpec SPEC = DimensionSpecLoader.load(Path.of("examples/orders-derived.yaml"));
-  static final String NULL_AMOUNT = order("2026-01-05", null, "new", "shop");
+  public static final DimensionSpec SPEC = DimensionSpecLoader.load(Path.of("examples/orders-derived.yaml"));
+  public static final String NULL_AMOUNT = order("2026-01-05", null, "new", "shop");
 
   /** Arrival order: a skipped test event, a late event that re-derives the one after it, a failure, a delete. */
-  static final List<String> EVENTS = List.of(
+  public static final List<String> EVENTS = List.of(
       order("2026-01-01", 10.0, "new", "shop"),
       order("2026-01-03", 5.0, "new", "shop"),
       order("2026-01-04", 100.0, "new", "test"),
@@ -46,7 +46,7 @@ class ExpressionPathsTest {
    * 01-02 equals the open version in every tracked column (status, amount_x2), so it only adds to lifetime_spend
    * in place (20); the 01-03 version, re-derived from it, sums to 25; after the delete the sum starts again.
    */
-  static final List<Version> EXPECTED = List.of(
+  public static final List<Version> EXPECTED = List.of(
       version("2026-01-01", "2026-01-03", 10.0, "new", 20.0, "20.00"),
       version("2026-01-03", "2026-01-06", 5.0, "new", 10.0, "25.00"),
       version("2026-01-07", null, 1.0, "new", 2.0, "1.00"));
@@ -65,6 +65,12 @@ class ExpressionPathsTest {
       assertThat(rejected.get(0).valueText()).isEqualTo(NULL_AMOUNT);
       assertThat(rejected.get(0).detail()).contains("derive.amount_x2", "No matching overload");
     }
+  }
+
+  @Test
+  void shouldShipTheEventsAsExamplesOrdersChangesJsonl() throws Exception {
+    assertThat(Files.readAllLines(Path.of("examples/orders-changes.jsonl"), StandardCharsets.UTF_8))
+        .containsExactlyElementsOf(EVENTS);
   }
 
   @Test
