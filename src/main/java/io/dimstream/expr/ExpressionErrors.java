@@ -36,13 +36,13 @@ final class ExpressionErrors {
     return new ExpressionException(field + ": the expression \"" + text + "\" failed on the event of key "
         + event.key() + " at sequence " + event.sequence() + ": " + cause.getMessage()
         + ". Fix: guard the expression against this input (a column may be null: event.x == null ? .. : ..),"
-        + " or correct the event and send it again from the dead-letter topic", cause);
+        + " or correct the event and send it again from the dead-letter topic", event.sequence(), cause);
   }
 
   static ExpressionException badValue(String field, String text, ChangeEvent event, String why) {
     return new ExpressionException(field + ": the expression \"" + text + "\" gave a value that does not fit on"
         + " the event of key " + event.key() + " at sequence " + event.sequence() + ": " + why
-        + ". Fix: bound the value in the expression, or widen the column's type", null);
+        + ". Fix: bound the value in the expression, or widen the column's type", event.sequence(), null);
   }
 
   private static boolean isParseError(CelIssue issue) {

@@ -97,7 +97,10 @@ public final class Scd2Step {
     } catch (ExpressionException e) {
       // Bad input, not a bug: thrown before any write (conditions run first, the engine derives before it stores),
       // so nothing changed; the caller logs the rejection with the record's position.
-      return new Rejected(RejectReason.EXPRESSION_ERROR, e.getMessage());
+      String detail = e.sequence().equals(decoded.sequence()) ? e.getMessage()
+          : "this late event (sequence " + decoded.sequence() + ") is not applied, because re-deriving a later stored"
+              + " event with it fails: " + e.getMessage();
+      return new Rejected(RejectReason.EXPRESSION_ERROR, detail);
     } catch (RuntimeException e) {
       if (propagate.test(e)) {
         throw e;
