@@ -86,6 +86,16 @@ class ArchitectureTest {
   }
 
   @Test
+  void shouldKeepExpressionsBesideHistoryOverModelAndConfig() {
+    noClasses().that().resideInAPackage("io.dimstream.expr..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.codec..", "io.dimstream.table..",
+            "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
+            "io.dimstream.service..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..",
+            "org.apache.kafka..")
+        .check(main);
+  }
+
+  @Test
   void shouldHaveNoCyclesBetweenPackages() {
     slices().matching("io.dimstream.(*)..").should().beFreeOfCycles().check(main);
   }

@@ -35,6 +35,11 @@ public final class RejectReason {
    */
   public static final String TOO_LARGE = "too-large";
   /**
+   * A spec expression ({@code derive}, {@code delete.when}, {@code skip_when}) failed on the event, or gave a value
+   * that does not fit its column; set by the topology. The detail names the field and the expression.
+   */
+  public static final String EXPRESSION_ERROR = "expression-error";
+  /**
    * A record that made dimstream itself fail (a bug, not bad input): sent to the DLQ so the service keeps running;
    * the log has the stack trace. Set by the topology.
    */
@@ -45,7 +50,7 @@ public final class RejectReason {
   /** Every code, in the order above. */
   public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY,
       MISSING_SEQUENCE, BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, TOO_LARGE,
-      PROCESSING_ERROR, UNKNOWN_FIELD);
+      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD);
 
   private RejectReason() {}
 }

@@ -2,6 +2,7 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.expr.SpecExpressions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -13,6 +14,8 @@ final class Specs {
     if (!Files.isRegularFile(config)) {
       throw CliErrors.missingSpec(config);
     }
-    return DimensionSpecLoader.load(config);
+    DimensionSpec spec = DimensionSpecLoader.load(config);
+    SpecExpressions.compile(spec); // every command refuses a spec whose expressions do not check, before it starts
+    return spec;
   }
 }

@@ -24,6 +24,12 @@ public sealed interface DeleteRule {
    */
   record Tombstone() implements DeleteRule {}
 
+  /**
+   * A delete when the expression (CEL, over the event's columns) is true: {@code delete: {when: "event.status ==
+   * 'deleted'"}}. It reads no single column, so every column it uses stays an attribute.
+   */
+  record When(String expression) implements DeleteRule {}
+
   /** The column this rule reads from the event, or null when it reads none. */
   default String column() {
     if (this instanceof ColumnEquals c) {

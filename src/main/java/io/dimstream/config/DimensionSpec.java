@@ -20,6 +20,7 @@ import java.util.Set;
  * untracked (type 1: overwritten in place in the open version).
  *
  * @param fields          what absent and undeclared fields of an event mean ({@link FieldRules#DEFAULT} if unset)
+ * @param expressions     derived attributes and the skip condition, as written (README: "Expressions")
  * @param latenessHorizon how far behind a key's newest sequence (first sequence column, in its long units) an
  *                        event may arrive and still be spliced into history; {@link Long#MAX_VALUE} = unbounded
  */
@@ -38,7 +39,7 @@ public record DimensionSpec(
     OutputColumns output,
     String avroSchema,
     ServiceSettings service,
-    FieldRules fields) {
+    FieldRules fields, Expressions expressions) {
 
   /** 30 days in microseconds: the default horizon for timestamp sequences. */
   public static final long DEFAULT_HORIZON_MICROS = 30L * 24 * 3600 * 1_000_000;
@@ -50,6 +51,7 @@ public record DimensionSpec(
     key = List.copyOf(key);
     sequence = List.copyOf(sequence);
     tracked = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(tracked));
+    expressions = expressions == null ? Expressions.NONE : expressions;
   }
 
   public Column column(String columnName) {
@@ -125,7 +127,7 @@ public record DimensionSpec(
   /** The same dimension, run with other service settings (command-line overrides). */
   public DimensionSpec withService(ServiceSettings settings) {
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
-        topics, latenessHorizon, output, avroSchema, settings, fields);
+        topics, latenessHorizon, output, avroSchema, settings, fields, expressions);
   }
 
   public static DimensionSpecBuilder builder(String name) {

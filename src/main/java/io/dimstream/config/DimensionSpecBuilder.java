@@ -25,6 +25,7 @@ public final class DimensionSpecBuilder {
   private String avroSchema;
   private ServiceSettings service;
   private FieldRules fields = FieldRules.DEFAULT;
+  private Expressions expressions = Expressions.NONE;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -49,6 +50,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder avroSchema(String schemaJson) { this.avroSchema = schemaJson; return this; }
   public DimensionSpecBuilder service(ServiceSettings s) { this.service = s; return this; }
   public DimensionSpecBuilder fields(FieldRules f) { this.fields = f; return this; }
+  public DimensionSpecBuilder expressions(Expressions e) { this.expressions = e; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -151,6 +153,13 @@ public final class DimensionSpecBuilder {
     } else {
       tracked = attributes;
     }
+    for (String derived : expressions.derive().keySet()) {
+      if (!attributes.contains(derived)) {
+        throw SpecErrors.invalid(source, "derive." + derived, "'" + derived + "' is not an attribute column",
+            "declare it under 'columns' with the type of its value; derive attributes only (not key, sequence or"
+                + " delete columns): " + attributes);
+      }
+    }
     long horizon;
     if (latenessHorizon != null) {
       if (latenessHorizon <= 0) {
@@ -166,7 +175,7 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service, fields);
+        service == null ? ServiceSettings.defaults(name) : service, fields, expressions);
   }
 
   private Column findColumn(String columnName) {

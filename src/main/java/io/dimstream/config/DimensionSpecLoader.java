@@ -22,7 +22,7 @@ public final class DimensionSpecLoader {
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
       "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
       "missing_fields", "unavailable_value", "unknown_fields",
-      "debezium");
+      "debezium", "derive", "skip_when");
 
   private DimensionSpecLoader() {}
 
@@ -132,6 +132,7 @@ public final class DimensionSpecLoader {
     }
     b.service(service(root.get("service"), name, file));
     b.fields(fieldRules(root, file));
+    b.expressions(expressions(root, file));
     return b.build();
   }
 
@@ -260,6 +261,10 @@ public final class DimensionSpecLoader {
             "use {column: op, equals: d}, {column: is_deleted}, debezium or tombstone");
       };
     }
+    if (node.isObject() && node.has("when")) {
+      checkKnown(node, "delete", Set.of("when"), file);
+      return new DeleteRule.When(expressionText(node.get("when"), "delete.when", file));
+    }
     if (node.isObject() && node.has("column")) {
       checkKnown(node, "delete", Set.of("column", "equals"), file);
       String column = node.get("column").asText();
@@ -268,6 +273,32 @@ public final class DimensionSpecLoader {
     }
     throw SpecErrors.invalid(file, "delete", "cannot read the delete rule " + node,
         "use {column: op, equals: d}, {column: is_deleted}, debezium or tombstone");
+  }
+
+  /** The texts of {@code derive} and {@code skip_when}; {@code io.dimstream.expr} compiles and type-checks them. */
+  private static Expressions expressions(JsonNode root, Path file) {
+    Map<String, String> derive = new LinkedHashMap<>();
+    JsonNode d = root.get("derive");
+    if (d != null && !d.isNull()) {
+      if (!d.isObject()) {
+        throw SpecErrors.invalid(file, "derive", "expected a mapping of attribute name to expression",
+            "write e.g. derive: {amount_x2: \"event.amount * 2.0\"}");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = d.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        derive.put(e.getKey(), expressionText(e.getValue(), "derive." + e.getKey(), file));
+      }
+    }
+    JsonNode skip = root.get("skip_when");
+    String skipWhen = skip == null || skip.isNull() ? null : expressionText(skip, "skip_when", file);
+    return new Expressions(derive, skipWhen);
+  }
+
+  private static String expressionText(JsonNode node, String field, Path file) {
+    if (node == null || !node.isTextual() || node.asText().isBlank()) {
+      throw SpecErrors.invalid(file, field, "expected an expression as a string", "quote the expression, e.g. \"event.status == 'deleted'\"");
+    }
+    return node.asText();
   }
 
   /** Timestamps count in microseconds and dates in days; a bare number is taken in the sequence's own units. */

@@ -17,10 +17,17 @@ import java.util.Objects;
  */
 public final class FoldStep {
   private final boolean[] tracked;
+  private final Derivation derivation;
 
   /** @param tracked for each attribute position, whether a change in it opens a new version */
   public FoldStep(boolean[] tracked) {
+    this(tracked, Derivation.NONE);
+  }
+
+  /** @param derivation fills an upsert's derived attributes before it is compared with the open version */
+  public FoldStep(boolean[] tracked, Derivation derivation) {
     this.tracked = tracked.clone();
+    this.derivation = derivation;
   }
 
   /** The result of one step: the open version after the event (null if none) and what changed. */
@@ -34,7 +41,13 @@ public final class FoldStep {
       }
       return new Outcome(null, List.of(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE)));
     }
-    List<Object> attributes = resolved(open, event);
+    // Absent attributes first take the open version's values, so expressions see the whole row the event stands for.
+    if (event.partial()) {
+      event = new ChangeEvent(event.key(), seq, false, resolved(open, event));
+    }
+    // Derived at every fold, never stored: a re-fold gives the event a new open version to derive from.
+    event = derivation.derive(open, event);
+    List<Object> attributes = event.attributes();
     if (open != null && trackedEqual(open.attributes(), attributes)) {
       if (open.attributes().equals(attributes)) {
         return new Outcome(open, List.of());

@@ -39,7 +39,12 @@ public final class IncrementalHistory {
 
   /** @param horizon in the units of the first sequence part; {@link Long#MAX_VALUE} means unbounded */
   public IncrementalHistory(boolean[] tracked, long horizon) {
-    this.step = new FoldStep(tracked);
+    this(tracked, horizon, Derivation.NONE);
+  }
+
+  /** @param derivation fills derived attributes at every fold step, on the fast path and in a re-fold alike */
+  public IncrementalHistory(boolean[] tracked, long horizon, Derivation derivation) {
+    this.step = new FoldStep(tracked, derivation);
     this.horizon = horizon;
   }
 

@@ -30,11 +30,16 @@ public final class Scd2Fold {
   }
 
   public static List<Version> fold(boolean[] tracked, List<ChangeEvent> eventsInArrivalOrder) {
+    return fold(tracked, Derivation.NONE, eventsInArrivalOrder);
+  }
+
+  /** As {@link #fold(boolean[], List)}, deriving attributes at each step in sequence order. */
+  public static List<Version> fold(boolean[] tracked, Derivation derivation, List<ChangeEvent> eventsInArrivalOrder) {
     Map<BusinessKey, TreeMap<Sequence, ChangeEvent>> byKey = new HashMap<>();
     for (ChangeEvent e : eventsInArrivalOrder) {
       byKey.computeIfAbsent(e.key(), k -> new TreeMap<>()).put(e.sequence(), e);
     }
-    FoldStep step = new FoldStep(tracked);
+    FoldStep step = new FoldStep(tracked, derivation);
     List<Version> out = new ArrayList<>();
     for (TreeMap<Sequence, ChangeEvent> events : byKey.values()) {
       out.addAll(foldKey(step, events.values()));

@@ -39,7 +39,9 @@ import java.util.Random;
  * }</pre>
  *
  * Late events stay within half the spec's lateness horizon so none is rejected. Supports the {@code json} and
- * {@code debezium-json} input formats.
+ * {@code debezium-json} input formats. Spec expressions are not applied to the generated events: a spec with
+ * {@code delete: {when: ..}} gets no deletes, and for one with {@code derive} the reference history is
+ * {@code Scd2Fold.fold(spec.trackedMask(), SpecExpressions.compile(spec).derivation(), s.events())}.
  */
 public final class ChangeStreams {
   private final DimensionSpec spec;
@@ -158,7 +160,9 @@ public final class ChangeStreams {
           first = newest[k];
         }
         Sequence seq = sequence(first, rnd);
-        boolean delete = spec.deleteRule() instanceof DeleteRule.None ? false : rnd.nextDouble() < deletes;
+        // a condition's deletes cannot be generated without knowing what makes it true
+        boolean delete = spec.deleteRule() instanceof DeleteRule.None || spec.deleteRule() instanceof DeleteRule.When
+            ? false : rnd.nextDouble() < deletes;
         if (delete) {
           e = ChangeEvent.delete(key, seq);
         } else {

@@ -7,6 +7,7 @@ import io.dimstream.codec.EventJson;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.SizePolicy;
+import io.dimstream.expr.SpecExpressions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -137,6 +138,8 @@ public final class DimensionTopology {
       throw new IllegalArgumentException("the prune interval must be positive, got " + pruneInterval);
     }
     EventJson json = new EventJson(spec);
+    // Compiled once here, at start: a spec whose expressions do not check fails before any record is read.
+    SpecExpressions expressions = SpecExpressions.compile(spec);
     RecordSizes recordSizes = new RecordSizes(sizes);
     // one per topology, shared by every task: a new field name is logged once per running service
     UnknownFieldWarnings unknownWarnings = new UnknownFieldWarnings(spec.name(), spec.source());
@@ -145,8 +148,8 @@ public final class DimensionTopology {
 
     KStream<byte[], Envelope> decoded = builder
         .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-        .process(() -> new DecodeProcessor(new Scd2Step(spec, decoder, kafkaFailures), json, recordSizes,
-            unknownWarnings),
+        .process(() -> new DecodeProcessor(new Scd2Step(spec, expressions, decoder, kafkaFailures), json,
+            recordSizes, unknownWarnings),
             Named.as(DECODE_PROCESSOR));
 
     var routes = decoded.split(Named.as("decoded-"))
@@ -158,7 +161,7 @@ public final class DimensionTopology {
 
     KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
         .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
-        .process(() -> new Scd2Processor(spec, new Scd2Step(spec, decoder, kafkaFailures), versions, pruneInterval,
+        .process(() -> new Scd2Processor(spec, new Scd2Step(spec, expressions, decoder, kafkaFailures), versions, pruneInterval,
             recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))

@@ -4,11 +4,15 @@ import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.expr.ExpressionException;
+import io.dimstream.expr.SpecExpressions;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.HistoryStore;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.ChangeEvent;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -23,6 +27,7 @@ public final class Scd2Step {
   private static final Logger LOG = LoggerFactory.getLogger(Scd2Step.class);
 
   private final ChangeDecoder decoder;
+  private final SpecExpressions expressions;
   private final IncrementalHistory history;
   private final Predicate<RuntimeException> propagate;
 
@@ -32,8 +37,15 @@ public final class Scd2Step {
    *     {@value RejectReason#PROCESSING_ERROR}
    */
   public Scd2Step(DimensionSpec spec, ChangeDecoder decoder, Predicate<RuntimeException> propagate) {
+    this(spec, SpecExpressions.compile(spec), decoder, propagate);
+  }
+
+  /** @param expressions the spec's expressions, compiled once at start and shared by every task */
+  public Scd2Step(DimensionSpec spec, SpecExpressions expressions, ChangeDecoder decoder,
+      Predicate<RuntimeException> propagate) {
     this.decoder = decoder;
-    this.history = new IncrementalHistory(spec);
+    this.expressions = expressions;
+    this.history = new IncrementalHistory(spec.trackedMask(), spec.latenessHorizon(), expressions.derivation());
     this.propagate = Objects.requireNonNull(propagate, "propagate");
   }
 
@@ -74,10 +86,21 @@ public final class Scd2Step {
    * @param where the record's position for the log line of a processing failure
    * @throws RuntimeException the failures {@code propagate} selects
    */
-  public Outcome apply(HistoryStore store, ChangeEvent event, Supplier<String> where) {
+  public Outcome apply(HistoryStore store, ChangeEvent decoded, Supplier<String> where) {
     ApplyResult result;
     try {
-      result = history.apply(store, event);
+      Optional<ChangeEvent> admitted = expressions.admit(decoded);
+      if (admitted.isEmpty()) {
+        return new Applied(new ApplyResult.Applied(List.of(), false)); // skip_when: as if never sent
+      }
+      result = history.apply(store, admitted.get());
+    } catch (ExpressionException e) {
+      // Bad input, not a bug: thrown before any write (conditions run first, the engine derives before it stores),
+      // so nothing changed; the caller logs the rejection with the record's position.
+      String detail = e.sequence().equals(decoded.sequence()) ? e.getMessage()
+          : "this late event (sequence " + decoded.sequence() + ") is not applied, because re-deriving a later stored"
+              + " event with it fails: " + e.getMessage();
+      return new Rejected(RejectReason.EXPRESSION_ERROR, detail);
     } catch (RuntimeException e) {
       if (propagate.test(e)) {
         throw e;
@@ -92,7 +115,7 @@ public final class Scd2Step {
       return new Applied(applied);
     }
     ApplyResult.TooLate late = (ApplyResult.TooLate) result;
-    return tooLate(event, late.newest(), late.horizon());
+    return tooLate(decoded, late.newest(), late.horizon());
   }
 
   /**

@@ -1,0 +1,120 @@
+package io.dimstream.expr;
+
+import com.google.common.collect.ImmutableCollection;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.CelTypeProvider;
+import dev.cel.common.types.StructType;
+import dev.cel.common.values.NullValue;
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Version;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The variables an expression sees, typed from the spec's columns: {@code event} (key, sequence and attribute
+ * columns of the event) and {@code prev} (key and attribute columns of the version open before it, or null).
+ */
+final class Bindings implements CelTypeProvider {
+  static final String EVENT = "event";
+  static final String PREV = "prev";
+
+  private final List<Column> keys;
+  private final List<Column> sequence;
+  private final List<Column> attributes;
+  private final StructType eventType;
+  private final StructType prevType;
+
+  Bindings(DimensionSpec spec) {
+    this.keys = spec.keyColumns();
+    // A Debezium source field (source.lsn) in the sequence is no declared column and not a CEL field name.
+    this.sequence = spec.sequence().stream().map(spec::column).toList();
+    this.attributes = spec.attributeColumns();
+    Map<String, CelType> eventFields = new LinkedHashMap<>();
+    Map<String, CelType> prevFields = new LinkedHashMap<>();
+    keys.forEach(c -> eventFields.put(c.name(), CelColumns.celType(c.type())));
+    sequence.stream().filter(c -> c != null).forEach(c -> eventFields.put(c.name(), CelColumns.celType(c.type())));
+    attributes.forEach(c -> eventFields.put(c.name(), CelColumns.celType(c.type())));
+    keys.forEach(c -> prevFields.put(c.name(), CelColumns.celType(c.type())));
+    attributes.forEach(c -> prevFields.put(c.name(), CelColumns.celType(c.type())));
+    this.eventType = struct("dimstream.Event", eventFields);
+    this.prevType = struct("dimstream.Version", prevFields);
+  }
+
+  StructType eventType() {
+    return eventType;
+  }
+
+  StructType prevType() {
+    return prevType;
+  }
+
+  @Override
+  public ImmutableCollection<CelType> types() {
+    return ImmutableList.of(eventType, prevType);
+  }
+
+  @Override
+  public Optional<CelType> findType(String typeName) {
+    return types().stream().filter(t -> t.name().equals(typeName)).findFirst();
+  }
+
+  /** The event as a CEL value; a delete's attributes are null. */
+  Map<String, Object> event(ChangeEvent event) {
+    Map<String, Object> out = new HashMap<>();
+    putAll(out, keys, event.key().values());
+    for (int i = 0; i < sequence.size(); i++) {
+      Column c = sequence.get(i);
+      if (c != null) {
+        out.put(c.name(), CelColumns.sequenceToCel(c.type(), event.sequence().part(i)));
+      }
+    }
+    List<Object> values = event.attributes();
+    for (int i = 0; i < attributes.size(); i++) {
+      Column c = attributes.get(i);
+      out.put(c.name(), CelColumns.toCel(c.type(), i < values.size() ? values.get(i) : null));
+    }
+    return out;
+  }
+
+  /** The open version as a CEL value, or CEL's null when none is open. */
+  Object prev(Version open) {
+    if (open == null) {
+      return NullValue.NULL_VALUE;
+    }
+    Map<String, Object> out = new HashMap<>();
+    putAll(out, keys, open.key().values());
+    putAll(out, attributes, open.attributes());
+    return out;
+  }
+
+  ColumnType attributeType(int position) {
+    return attributes.get(position).type();
+  }
+
+  int attributePosition(String name) {
+    for (int i = 0; i < attributes.size(); i++) {
+      if (attributes.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static void putAll(Map<String, Object> out, List<Column> columns, List<Object> values) {
+    for (int i = 0; i < columns.size(); i++) {
+      out.put(columns.get(i).name(), CelColumns.toCel(columns.get(i).type(), values.get(i)));
+    }
+  }
+
+  private static StructType struct(String name, Map<String, CelType> fields) {
+    return StructType.create(name, ImmutableSet.copyOf(fields.keySet()), f -> Optional.ofNullable(fields.get(f)));
+  }
+}

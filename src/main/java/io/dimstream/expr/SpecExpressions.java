@@ -1,0 +1,171 @@
+package io.dimstream.expr;
+
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.types.CelKind;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeFactory;
+import io.dimstream.config.DeleteRule;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.SpecException;
+import io.dimstream.history.Derivation;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Version;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The compiled expressions of one spec: {@code derive} (a {@link Derivation} the fold calls with the version open
+ * before each upsert), {@code delete.when} and {@code skip_when} (conditions on the event alone, applied before the
+ * event reaches history). Compiled and type-checked once, by {@link #compile}; immutable and thread-safe.
+ */
+public final class SpecExpressions implements Derivation {
+  /** Bounds the cost of one evaluation: CEL has no loops but macros over lists; this caps their iterations. */
+  private static final int MAX_ITERATIONS = 10_000;
+
+  private final Bindings bindings;
+  private final List<Derived> derived;
+  private final CompiledExpression deleteWhen;
+  private final CompiledExpression skipWhen;
+
+  private record Derived(int position, CompiledExpression expression) {}
+
+  private SpecExpressions(Bindings bindings, List<Derived> derived, CompiledExpression deleteWhen,
+      CompiledExpression skipWhen) {
+    this.bindings = bindings;
+    this.derived = List.copyOf(derived);
+    this.deleteWhen = deleteWhen;
+    this.skipWhen = skipWhen;
+  }
+
+  /**
+   * Compiles and type-checks every expression of the spec against its columns.
+   *
+   * @throws SpecException naming the spec file, the field and the position in the expression of the first error
+   */
+  public static SpecExpressions compile(DimensionSpec spec) {
+    Bindings bindings = new Bindings(spec);
+    CelOptions options = CelOptions.current().comprehensionMaxIterations(MAX_ITERATIONS).build();
+    CelCompiler conditions = CelCompilerFactory.standardCelCompilerBuilder().setOptions(options)
+        .setTypeProvider(bindings).addVar(Bindings.EVENT, bindings.eventType()).build();
+    CelCompiler derivations = CelCompilerFactory.standardCelCompilerBuilder().setOptions(options)
+        .setTypeProvider(bindings).addVar(Bindings.EVENT, bindings.eventType())
+        .addVar(Bindings.PREV, bindings.prevType()).build();
+    CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(options).build();
+
+    List<Derived> derived = new ArrayList<>();
+    for (Map.Entry<String, String> d : spec.expressions().derive().entrySet()) {
+      int position = bindings.attributePosition(d.getKey());
+      String field = "derive." + d.getKey();
+      CelType wanted = CelColumns.celType(bindings.attributeType(position));
+      CelAbstractSyntaxTree ast = check(spec, derivations, field, d.getValue());
+      if (!fits(ast.getResultType(), wanted)) {
+        throw ExpressionErrors.wrongResultType(spec, field, d.getValue(), ast.getResultType(),
+            ExpressionErrors.wantedFor(d.getKey(), bindings.attributeType(position)));
+      }
+      derived.add(new Derived(position, program(runtime, field, d.getValue(), ast)));
+    }
+    CompiledExpression deleteWhen = spec.deleteRule() instanceof DeleteRule.When w
+        ? condition(spec, conditions, runtime, "delete.when", w.expression()) : null;
+    String skip = spec.expressions().skipWhen();
+    CompiledExpression skipWhen = skip == null ? null : condition(spec, conditions, runtime, "skip_when", skip);
+    return new SpecExpressions(bindings, derived, deleteWhen, skipWhen);
+  }
+
+  /** Whether the spec has no expression at all (the engine then runs exactly as without this class). */
+  public boolean isEmpty() {
+    return derived.isEmpty() && deleteWhen == null && skipWhen == null;
+  }
+
+  /** The derivation the fold calls, or {@link Derivation#NONE} when nothing is derived. */
+  public Derivation derivation() {
+    return derived.isEmpty() ? Derivation.NONE : this;
+  }
+
+  /**
+   * Applies the conditions: empty when {@code skip_when} holds (the event is dropped as if never sent), a delete
+   * of the same key and sequence when {@code delete.when} holds, else the event as it is.
+   *
+   * @throws ExpressionException when a condition fails on the event
+   */
+  public Optional<ChangeEvent> admit(ChangeEvent event) {
+    if (skipWhen == null && deleteWhen == null) {
+      return Optional.of(event);
+    }
+    Map<String, Object> vars = Map.of(Bindings.EVENT, bindings.event(event));
+    if (skipWhen != null && test(skipWhen, vars, event)) {
+      return Optional.empty();
+    }
+    if (deleteWhen != null && !event.delete() && test(deleteWhen, vars, event)) {
+      return Optional.of(ChangeEvent.delete(event.key(), event.sequence()));
+    }
+    return Optional.of(event);
+  }
+
+  /** Every {@code derive} expression sees the event as decoded and the version open before it. */
+  @Override
+  public ChangeEvent derive(Version open, ChangeEvent event) {
+    Map<String, Object> vars = new HashMap<>(4);
+    vars.put(Bindings.EVENT, bindings.event(event));
+    vars.put(Bindings.PREV, bindings.prev(open));
+    List<Object> attributes = new ArrayList<>(event.attributes());
+    for (Derived d : derived) {
+      Object result = d.expression().eval(vars, event);
+      try {
+        attributes.set(d.position(), CelColumns.fromCel(bindings.attributeType(d.position()), result));
+      } catch (IllegalArgumentException e) {
+        throw ExpressionErrors.badValue(d.expression().field(), d.expression().text(), event, e.getMessage());
+      }
+    }
+    return new ChangeEvent(event.key(), event.sequence(), false, attributes);
+  }
+
+  private static boolean test(CompiledExpression condition, Map<String, Object> vars, ChangeEvent event) {
+    Object result = condition.eval(vars, event);
+    if (result instanceof Boolean b) {
+      return b;
+    }
+    throw ExpressionErrors.badValue(condition.field(), condition.text(), event, "a condition must give true or"
+        + " false, not " + result);
+  }
+
+  private static CompiledExpression condition(DimensionSpec spec, CelCompiler compiler, CelRuntime runtime,
+      String field, String text) {
+    CelAbstractSyntaxTree ast = check(spec, compiler, field, text);
+    if (!fits(ast.getResultType(), SimpleType.BOOL)) {
+      throw ExpressionErrors.wrongResultType(spec, field, text, ast.getResultType(), "a condition must give a bool");
+    }
+    return program(runtime, field, text, ast);
+  }
+
+  private static CelAbstractSyntaxTree check(DimensionSpec spec, CelCompiler compiler, String field, String text) {
+    try {
+      return compiler.compile(text).getAst();
+    } catch (CelValidationException e) {
+      throw ExpressionErrors.doesNotCompile(spec, field, text, e);
+    }
+  }
+
+  private static CompiledExpression program(CelRuntime runtime, String field, String text,
+      CelAbstractSyntaxTree ast) {
+    try {
+      return new CompiledExpression(field, text, runtime.createProgram(ast));
+    } catch (CelEvaluationException e) {
+      throw new IllegalStateException("CEL could not plan a checked expression: " + text, e);
+    }
+  }
+
+  /** A dyn or null result is checked per event instead, when it is converted to the column's type. */
+  private static boolean fits(CelType got, CelType wanted) {
+    return got.equals(wanted) || got.kind() == CelKind.DYN || got.kind() == CelKind.NULL_TYPE;
+  }
+}

@@ -1,0 +1,2 @@
+/** Spec expressions (CEL): derived attributes, {@code delete.when} and {@code skip_when}, compiled once at start. */
+package io.dimstream.expr;
