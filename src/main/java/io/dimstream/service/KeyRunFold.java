@@ -2,6 +2,7 @@ package io.dimstream.service;
 
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.expr.SpecExpressions;
 import io.dimstream.history.FoldStep;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
@@ -26,11 +27,13 @@ final class KeyRunFold {
   private final DimensionSpec spec;
   private final IncrementalHistory engine;
   private final FoldStep step;
+  private final SpecExpressions expressions;
 
   KeyRunFold(DimensionSpec spec) {
     this.spec = spec;
     this.engine = new IncrementalHistory(spec);
     this.step = new FoldStep(spec.trackedMask());
+    this.expressions = SpecExpressions.compile(spec);
   }
 
   /**
@@ -39,6 +42,11 @@ final class KeyRunFold {
    * @param source names the input in log lines
    */
   List<Version> fold(List<Arrival> arrivals, List<DeadLetter> rejected, String source) {
+    if (!expressions.isEmpty()) {
+      // Conditions and derived attributes decide per event in arrival order (an expression that fails on a late
+      // re-fold rejects the late event): the engine's path gives exactly the streaming history and dead letters.
+      return replay(arrivals, rejected, source);
+    }
     List<DeadLetter> late = new ArrayList<>();
     try {
       List<Version> versions = foldOnce(arrivals, late);
@@ -80,7 +88,7 @@ final class KeyRunFold {
   }
 
   private List<Version> replay(List<Arrival> arrivals, List<DeadLetter> rejected, String source) {
-    Scd2Step engineStep = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
+    Scd2Step engineStep = new Scd2Step(spec, expressions, ChangeDecoder.forSpec(spec), e -> false);
     InMemoryHistoryStore store = new InMemoryHistoryStore();
     VersionsById rows = new VersionsById();
     for (Arrival a : arrivals) {
