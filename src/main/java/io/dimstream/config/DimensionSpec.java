@@ -19,6 +19,7 @@ import java.util.Set;
  * <em>attribute</em> of the versions. Attributes are <em>tracked</em> (a change opens a new version) or
  * untracked (type 1: overwritten in place in the open version).
  *
+ * @param history         full history (scd2) or one row per key (scd1); with scd1 no attribute is tracked
  * @param latenessHorizon how far behind a key's newest sequence (first sequence column, in its long units) an
  *                        event may arrive and still be spliced into history; {@link Long#MAX_VALUE} = unbounded
  */
@@ -36,7 +37,8 @@ public record DimensionSpec(
     long latenessHorizon,
     OutputColumns output,
     String avroSchema,
-    ServiceSettings service) {
+    ServiceSettings service,
+    HistoryMode history) {
 
   /** 30 days in microseconds: the default horizon for timestamp sequences. */
   public static final long DEFAULT_HORIZON_MICROS = 30L * 24 * 3600 * 1_000_000;
@@ -123,7 +125,7 @@ public record DimensionSpec(
   /** The same dimension, run with other service settings (command-line overrides). */
   public DimensionSpec withService(ServiceSettings settings) {
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
-        topics, latenessHorizon, output, avroSchema, settings);
+        topics, latenessHorizon, output, avroSchema, settings, history);
   }
 
   public static DimensionSpecBuilder builder(String name) {

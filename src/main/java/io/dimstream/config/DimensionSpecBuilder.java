@@ -24,6 +24,7 @@ public final class DimensionSpecBuilder {
   private OutputColumns output = OutputColumns.DEFAULT;
   private String avroSchema;
   private ServiceSettings service;
+  private HistoryMode history = HistoryMode.SCD2;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -47,6 +48,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder output(OutputColumns o) { this.output = o; return this; }
   public DimensionSpecBuilder avroSchema(String schemaJson) { this.avroSchema = schemaJson; return this; }
   public DimensionSpecBuilder service(ServiceSettings s) { this.service = s; return this; }
+  public DimensionSpecBuilder history(HistoryMode h) { this.history = h; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -142,6 +144,14 @@ public final class DimensionSpecBuilder {
     } else {
       tracked = attributes;
     }
+    if (history.isScd1()) {
+      if (track != null || trackExcept != null) {
+        throw SpecErrors.invalid(source, track != null ? "track" : "track_except",
+            "a 'history: scd1' table keeps one row per key, so no column can open a new version",
+            "remove '" + (track != null ? "track" : "track_except") + "', or use 'history: scd2'");
+      }
+      tracked = new LinkedHashSet<>(); // every attribute is overwritten in place: the latest state by sequence
+    }
     long horizon;
     if (latenessHorizon != null) {
       if (latenessHorizon <= 0) {
@@ -157,7 +167,7 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service);
+        service == null ? ServiceSettings.defaults(name) : service, history);
   }
 
   private Column findColumn(String columnName) {

@@ -1,6 +1,7 @@
 package io.dimstream.history;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.HistoryMode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -26,21 +27,29 @@ public final class Scd2Fold {
    * the last to arrive counts) into versions, sorted by key then {@code valid_from}.
    */
   public static List<Version> fold(DimensionSpec spec, List<ChangeEvent> eventsInArrivalOrder) {
-    return fold(spec.trackedMask(), eventsInArrivalOrder);
+    return fold(spec.trackedMask(), spec.history(), eventsInArrivalOrder);
   }
 
   public static List<Version> fold(boolean[] tracked, List<ChangeEvent> eventsInArrivalOrder) {
+    return fold(tracked, HistoryMode.SCD2, eventsInArrivalOrder);
+  }
+
+  /**
+   * As {@link #fold(boolean[], List)} for a table of the given mode: with {@code history: scd1}, one row per key
+   * (its latest upsert by sequence; closed when a delete followed it, dropped when deletes remove rows).
+   */
+  public static List<Version> fold(boolean[] tracked, HistoryMode mode, List<ChangeEvent> eventsInArrivalOrder) {
     Map<BusinessKey, TreeMap<Sequence, ChangeEvent>> byKey = new HashMap<>();
     for (ChangeEvent e : eventsInArrivalOrder) {
       byKey.computeIfAbsent(e.key(), k -> new TreeMap<>()).put(e.sequence(), e);
     }
-    FoldStep step = new FoldStep(tracked);
+    FoldStep step = new FoldStep(tracked, mode);
     List<Version> out = new ArrayList<>();
     for (TreeMap<Sequence, ChangeEvent> events : byKey.values()) {
       out.addAll(foldKey(step, events.values()));
     }
     out.sort(BusinessKeys.VERSION_ORDER);
-    return out;
+    return Scd1Rows.versions(mode, out);
   }
 
   /** Folds one key's events, already sorted by sequence and free of equal sequences. */
