@@ -145,10 +145,11 @@ public final class DimensionSpecBuilder {
       tracked = attributes;
     }
     if (history.isScd1()) {
-      if (track != null || trackExcept != null) {
-        throw SpecErrors.invalid(source, track != null ? "track" : "track_except",
+      boolean tracks = track != null && !track.isEmpty();
+      if (tracks || trackExcept != null) {
+        throw SpecErrors.invalid(source, tracks ? "track" : "track_except",
             "a 'history: scd1' table keeps one row per key, so no column can open a new version",
-            "remove '" + (track != null ? "track" : "track_except") + "', or use 'history: scd2'");
+            "remove '" + (tracks ? "track" : "track_except") + "', or use 'history: scd2'");
       }
       tracked = new LinkedHashSet<>(); // every attribute is overwritten in place: the latest state by sequence
     }

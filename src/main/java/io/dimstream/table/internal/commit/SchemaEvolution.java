@@ -53,6 +53,10 @@ public final class SchemaEvolution {
     return true;
   }
 
+  private static String describe(DimensionSpec spec) {
+    return spec.history().kind().specName() + (spec.history().softDelete() ? " with soft_delete" : "");
+  }
+
   private void checkCompatible(DimensionSpec stored, DimensionSpec asked) {
     Path root = writer.root();
     if (!stored.name().equals(asked.name())) {
@@ -63,6 +67,9 @@ public final class SchemaEvolution {
     }
     if (!stored.sequence().equals(asked.sequence())) {
       throw TableErrors.structureChanged(root, "sequence", stored.sequence(), asked.sequence());
+    }
+    if (!stored.history().equals(asked.history())) {
+      throw TableErrors.structureChanged(root, "history (and soft_delete)", describe(stored), describe(asked));
     }
     if (!stored.output().equals(asked.output())) {
       throw TableErrors.structureChanged(root, "output column names", stored.output(), asked.output());
