@@ -61,6 +61,16 @@ public final class SnapshotMarkers {
         + quote(at) + ",\"partition\":" + partition + ",\"partitions\":" + partitions + "}");
   }
 
+  /**
+   * The snapshot's sequence as the topology reads {@link #SNAPSHOT_AT}: the text as a value of the first sequence
+   * column (an ISO-8601 timestamp or date, or a number).
+   *
+   * @throws RuntimeException when it is none
+   */
+  public static io.dimstream.model.Sequence at(io.dimstream.config.DimensionSpec spec, String at) {
+    return SnapshotTracker.parseAt(spec, at);
+  }
+
   /** Whether the record is a control record (it is never decoded as a change). */
   static boolean isControl(Headers headers) {
     return headers.lastHeader(CONTROL) != null;
