@@ -46,11 +46,13 @@ public final class RejectReason {
   public static final String PROCESSING_ERROR = "processing-error";
   /** A field that is not a declared column, under {@code unknown_fields: reject}. */
   public static final String UNKNOWN_FIELD = "unknown-field";
+  /** A record with the {@code dimstream.control} header that is no readable end-of-snapshot marker. */
+  public static final String BAD_CONTROL_RECORD = "bad-control-record";
 
   /** Every code, in the order above. */
   public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY,
       MISSING_SEQUENCE, BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, TOO_LARGE,
-      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD);
+      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD, BAD_CONTROL_RECORD);
 
   private RejectReason() {}
 }

@@ -37,20 +37,44 @@ final class ProduceCommand implements Callable<Integer> {
       + "else the embedded broker of a running `dimstream run` on the same data directory.")
   String bootstrapServers;
 
+  @Option(names = "--snapshot", description = "The file is a full snapshot (one row per key): after the rows, send an "
+      + "end-of-snapshot marker to every partition, so keys the snapshot does not carry are closed at --at.")
+  boolean snapshot;
+
+  @Option(names = "--at", description = "With --snapshot: the snapshot's sequence (e.g. 2026-03-02T00:00:00Z); rows "
+      + "without the sequence column take it.")
+  String at;
+
   @Override
   public Integer call() throws Exception {
     DimensionSpec spec = Specs.load(config);
     if (!Files.isRegularFile(input)) {
       throw CliErrors.missingInput(input);
     }
+    if (snapshot != (at != null)) {
+      throw new CliErrors.UsageError("--snapshot and --at go together. Fix: give both to send a full snapshot, or "
+          + "neither to send change events");
+    }
+    SnapshotProduce snap = snapshot ? new SnapshotProduce(spec, at) : null;
     Map<String, Object> client = KafkaClients.properties(spec, bootstrapServers);
-    long sent = produce(spec, input, client);
-    System.err.printf("Sent %,d records to %s%n", sent, spec.topics().changes());
+    long sent = produce(spec, input, client, snap);
+    System.err.printf("Sent %,d records to %s%s%n", sent, spec.topics().changes(),
+        snap == null ? "" : ", then an end-of-snapshot marker to every partition (snapshot " + snap.id() + " at " + at
+            + ")");
     return 0;
   }
 
   /** Sends every record of {@code file}, waits for all acknowledgements, and returns the count. */
   static long produce(DimensionSpec spec, Path file, Map<String, Object> client) throws Exception {
+    return produce(spec, file, client, null);
+  }
+
+  /**
+   * As {@link #produce(DimensionSpec, Path, Map)}; with {@code snapshot}, the rows carry its headers and, once all
+   * are acknowledged, one end-of-snapshot marker goes to every partition of the changes topic.
+   */
+  static long produce(DimensionSpec spec, Path file, Map<String, Object> client, SnapshotProduce snapshot)
+      throws Exception {
     Properties p = new Properties();
     p.putAll(client);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -69,7 +93,9 @@ final class ProduceCommand implements Callable<Integer> {
       while (lines.hasNext()) {
         InputFiles.Line line = lines.next();
         // No record key: the topology keys by the business key itself, whatever the producer did.
-        producer.send(new ProducerRecord<>(spec.topics().changes(), null, line.value()), (md, e) -> {
+        ProducerRecord<byte[], byte[]> rec = snapshot == null
+            ? new ProducerRecord<>(spec.topics().changes(), null, line.value()) : snapshot.row(line.value());
+        producer.send(rec, (md, e) -> {
           if (e != null) {
             failed.compareAndSet(null, e);
           }
@@ -81,6 +107,18 @@ final class ProduceCommand implements Callable<Integer> {
         }
       }
       producer.flush();
+      if (snapshot != null && failed.get() == null) {
+        // after every row is acknowledged: each marker follows the rows of its partition
+        int partitions = producer.partitionsFor(spec.topics().changes()).size();
+        for (int part = 0; part < partitions; part++) {
+          producer.send(snapshot.marker(part, partitions), (md, e) -> {
+            if (e != null) {
+              failed.compareAndSet(null, e);
+            }
+          });
+        }
+        producer.flush();
+      }
     }
     if (failed.get() != null) {
       throw CliErrors.produceFailed(spec.topics().changes(), failed.get());

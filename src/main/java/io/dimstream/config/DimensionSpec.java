@@ -21,6 +21,7 @@ import java.util.Set;
  *
  * @param fields          what absent and undeclared fields of an event mean ({@link FieldRules#DEFAULT} if unset)
  * @param expressions     derived attributes and the skip condition, as written (README: "Expressions")
+ * @param history         full history (scd2) or one row per key (scd1); with scd1 no attribute is tracked
  * @param latenessHorizon how far behind a key's newest sequence (first sequence column, in its long units) an
  *                        event may arrive and still be spliced into history; {@link Long#MAX_VALUE} = unbounded
  */
@@ -39,7 +40,7 @@ public record DimensionSpec(
     OutputColumns output,
     String avroSchema,
     ServiceSettings service,
-    FieldRules fields, Expressions expressions) {
+    FieldRules fields, Expressions expressions, HistoryMode history) {
 
   /** 30 days in microseconds: the default horizon for timestamp sequences. */
   public static final long DEFAULT_HORIZON_MICROS = 30L * 24 * 3600 * 1_000_000;
@@ -127,7 +128,7 @@ public record DimensionSpec(
   /** The same dimension, run with other service settings (command-line overrides). */
   public DimensionSpec withService(ServiceSettings settings) {
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
-        topics, latenessHorizon, output, avroSchema, settings, fields, expressions);
+        topics, latenessHorizon, output, avroSchema, settings, fields, expressions, history);
   }
 
   public static DimensionSpecBuilder builder(String name) {

@@ -26,6 +26,7 @@ public final class DimensionSpecBuilder {
   private ServiceSettings service;
   private FieldRules fields = FieldRules.DEFAULT;
   private Expressions expressions = Expressions.NONE;
+  private HistoryMode history = HistoryMode.SCD2;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -51,6 +52,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder service(ServiceSettings s) { this.service = s; return this; }
   public DimensionSpecBuilder fields(FieldRules f) { this.fields = f; return this; }
   public DimensionSpecBuilder expressions(Expressions e) { this.expressions = e; return this; }
+  public DimensionSpecBuilder history(HistoryMode h) { this.history = h; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -160,6 +162,15 @@ public final class DimensionSpecBuilder {
                 + " delete columns): " + attributes);
       }
     }
+    if (history.isScd1()) {
+      boolean tracks = track != null && !track.isEmpty();
+      if (tracks || trackExcept != null) {
+        throw SpecErrors.invalid(source, tracks ? "track" : "track_except",
+            "a 'history: scd1' table keeps one row per key, so no column can open a new version",
+            "remove '" + (tracks ? "track" : "track_except") + "', or use 'history: scd2'");
+      }
+      tracked = new LinkedHashSet<>(); // every attribute is overwritten in place: the latest state by sequence
+    }
     long horizon;
     if (latenessHorizon != null) {
       if (latenessHorizon <= 0) {
@@ -175,7 +186,7 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service, fields, expressions);
+        service == null ? ServiceSettings.defaults(name) : service, fields, expressions, history);
   }
 
   private Column findColumn(String columnName) {

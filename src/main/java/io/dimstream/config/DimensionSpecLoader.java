@@ -21,7 +21,7 @@ public final class DimensionSpecLoader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
       "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
-      "missing_fields", "unavailable_value", "unknown_fields",
+      "missing_fields", "unavailable_value", "unknown_fields", "history", "soft_delete",
       "debezium", "derive", "skip_when");
 
   private DimensionSpecLoader() {}
@@ -130,6 +130,7 @@ public final class DimensionSpecLoader {
       b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
           opt(o, "is_current", d.isCurrent()), opt(o, "version_id", null)));
     }
+    b.history(history(root, file));
     b.service(service(root.get("service"), name, file));
     b.fields(fieldRules(root, file));
     b.expressions(expressions(root, file));
@@ -246,6 +247,34 @@ public final class DimensionSpecLoader {
       return p;
     }
     return baseDir.resolve(ref);
+  }
+
+  /** {@code history: scd2|scd1} and {@code soft_delete: true|false} (scd1 only). */
+  private static HistoryMode history(JsonNode root, Path file) {
+    HistoryMode.Kind kind = HistoryMode.Kind.SCD2;
+    if (root.has("history")) {
+      String h = root.get("history").asText().toLowerCase(Locale.ROOT);
+      kind = switch (h) {
+        case "scd2" -> HistoryMode.Kind.SCD2;
+        case "scd1" -> HistoryMode.Kind.SCD1;
+        default -> throw SpecErrors.invalid(file, "history", "unknown history '" + h + "'",
+            "use scd2 (full history, the default) or scd1 (one row per key, its latest state)");
+      };
+    }
+    boolean soft = false;
+    if (root.has("soft_delete")) {
+      JsonNode n = root.get("soft_delete");
+      if (!n.isBoolean()) {
+        throw SpecErrors.invalid(file, "soft_delete", "expected true or false, got '" + n.asText() + "'",
+            "write soft_delete: true to keep deleted rows with is_current = false");
+      }
+      soft = n.booleanValue();
+      if (soft && kind != HistoryMode.Kind.SCD1) {
+        throw SpecErrors.invalid(file, "soft_delete", "soft_delete applies to 'history: scd1' tables only",
+            "add 'history: scd1', or remove soft_delete (an scd2 table always keeps deleted versions, closed)");
+      }
+    }
+    return new HistoryMode(kind, soft);
   }
 
   private static DeleteRule deleteRule(JsonNode node, Path file) {

@@ -1,6 +1,7 @@
 package io.dimstream.history;
 
 import io.dimstream.model.Absent;
+import io.dimstream.config.HistoryMode;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
@@ -14,19 +15,35 @@ import java.util.Objects;
  * One step of the SCD2 fold (DESIGN.md section 1, rule 2): given the version open before an event, the
  * version open after it and the changes the event causes. Shared by the reference fold and the incremental
  * engine so the two cannot drift apart.
+ *
+ * <p>With {@code history: scd1} no attribute is tracked, so every upsert overwrites the key's one version in place,
+ * and a delete closes that version but keeps it as the fold's state: a later upsert re-opens the same version
+ * ({@code valid_to} back to null). The key keeps one identity, {@code (key, sequence of its first upsert)}, and the
+ * state after the last event is the key's row: its latest upsert, closed when a delete came after it.
  */
 public final class FoldStep {
   private final boolean[] tracked;
   private final Derivation derivation;
+  private final boolean scd1;
 
   /** @param tracked for each attribute position, whether a change in it opens a new version */
   public FoldStep(boolean[] tracked) {
-    this(tracked, Derivation.NONE);
+    this(tracked, HistoryMode.SCD2, Derivation.NONE);
   }
 
   /** @param derivation fills an upsert's derived attributes before it is compared with the open version */
   public FoldStep(boolean[] tracked, Derivation derivation) {
+    this(tracked, HistoryMode.SCD2, derivation);
+  }
+
+  /**
+   * @param tracked    for each attribute position, whether a change in it opens a new version (all false for scd1)
+   * @param mode       scd1 keeps a deleted key's version as the fold's state, so that an upsert re-opens it
+   * @param derivation fills an upsert's derived attributes before it is compared with the open version
+   */
+  public FoldStep(boolean[] tracked, HistoryMode mode, Derivation derivation) {
     this.tracked = tracked.clone();
+    this.scd1 = mode.isScd1();
     this.derivation = derivation;
   }
 
@@ -36,10 +53,16 @@ public final class FoldStep {
   public Outcome apply(Version open, ChangeEvent event) {
     Sequence seq = event.sequence();
     if (event.delete()) {
-      if (open == null) {
-        return new Outcome(null, List.of());
+      if (open == null || !open.isCurrent()) {
+        return new Outcome(open, List.of()); // nothing open (scd1: the row is already deleted, at an earlier sequence)
       }
-      return new Outcome(null, List.of(new VersionChange.Upsert(open.closedAt(seq), ChangeKind.CLOSE)));
+      Version closed = open.closedAt(seq);
+      return new Outcome(scd1 ? closed : null, List.of(new VersionChange.Upsert(closed, ChangeKind.CLOSE)));
+    }
+    if (open != null && !open.isCurrent()) {
+      // scd1 only: an upsert after a delete re-opens the key's one version with the upsert's values
+      Version reopened = new Version(open.key(), open.validFrom(), null, event.attributes());
+      return new Outcome(reopened, List.of(new VersionChange.Upsert(reopened, ChangeKind.CORRECT)));
     }
     // Absent attributes first take the open version's values, so expressions see the whole row the event stands for.
     if (event.partial()) {

@@ -1,6 +1,7 @@
 package io.dimstream.history;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.HistoryMode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
@@ -28,24 +29,42 @@ import java.util.TreeSet;
  *   <li>An event older than the key's newest sequence minus the lateness horizon is not applied
  *       ({@link ApplyResult.TooLate}).</li>
  * </ul>
+ *
+ * <p>With {@code history: scd1} the same engine keeps one version per key (see {@link FoldStep}); without
+ * {@code soft_delete}, a version left closed is emitted as a retraction, so the table holds open rows only.
  */
 public final class IncrementalHistory {
   private final FoldStep step;
   private final long horizon;
+  private final HistoryMode mode;
 
   public IncrementalHistory(DimensionSpec spec) {
-    this(spec.trackedMask(), spec.latenessHorizon());
+    this(spec.trackedMask(), spec.latenessHorizon(), spec.history(), Derivation.NONE);
   }
 
   /** @param horizon in the units of the first sequence part; {@link Long#MAX_VALUE} means unbounded */
   public IncrementalHistory(boolean[] tracked, long horizon) {
-    this(tracked, horizon, Derivation.NONE);
+    this(tracked, horizon, HistoryMode.SCD2, Derivation.NONE);
   }
 
-  /** @param derivation fills derived attributes at every fold step, on the fast path and in a re-fold alike */
+  /** As {@link #IncrementalHistory(boolean[], long)}, for a table of the given history mode. */
+  public IncrementalHistory(boolean[] tracked, long horizon, HistoryMode mode) {
+    this(tracked, horizon, mode, Derivation.NONE);
+  }
+
+  /** As {@link #IncrementalHistory(boolean[], long)}, deriving attributes at every fold step. */
   public IncrementalHistory(boolean[] tracked, long horizon, Derivation derivation) {
-    this.step = new FoldStep(tracked, derivation);
+    this(tracked, horizon, HistoryMode.SCD2, derivation);
+  }
+
+  /**
+   * As {@link #IncrementalHistory(boolean[], long)}, for a table of the given history mode, deriving attributes at
+   * every fold step (on the fast path and in a re-fold alike).
+   */
+  public IncrementalHistory(boolean[] tracked, long horizon, HistoryMode mode, Derivation derivation) {
+    this.step = new FoldStep(tracked, mode, derivation);
     this.horizon = horizon;
+    this.mode = mode;
   }
 
   public ApplyResult apply(HistoryStore store, ChangeEvent event) {
@@ -55,12 +74,12 @@ public final class IncrementalHistory {
       FoldStep.Outcome o = step.apply(state == null ? null : state.open(), event);
       store.putEvent(key, new StoredEvent(event, o.open()));
       store.putCurrent(key, new KeyState(event.sequence(), o.open()));
-      return new ApplyResult.Applied(o.changes(), false);
+      return new ApplyResult.Applied(Scd1Rows.changes(mode, o.changes()), false);
     }
     if (isBeyondHorizon(event.sequence(), state.lastSequence())) {
       return new ApplyResult.TooLate(state.lastSequence().first(), horizon);
     }
-    return new ApplyResult.Applied(refold(store, state, event), true);
+    return new ApplyResult.Applied(Scd1Rows.changes(mode, refold(store, state, event)), true);
   }
 
   /** Whether an event at {@code sequence} is too old for a key whose newest event is at {@code newest}. */

@@ -1,6 +1,7 @@
 package io.dimstream.history;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.HistoryMode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -26,26 +27,41 @@ public final class Scd2Fold {
    * the last to arrive counts) into versions, sorted by key then {@code valid_from}.
    */
   public static List<Version> fold(DimensionSpec spec, List<ChangeEvent> eventsInArrivalOrder) {
-    return fold(spec.trackedMask(), eventsInArrivalOrder);
+    return fold(spec.trackedMask(), spec.history(), Derivation.NONE, eventsInArrivalOrder);
   }
 
-  public static List<Version> fold(boolean[] tracked, List<ChangeEvent> eventsInArrivalOrder) {
-    return fold(tracked, Derivation.NONE, eventsInArrivalOrder);
+  /** As {@link #fold(boolean[], List)}, for a table of the given history mode. */
+  public static List<Version> fold(boolean[] tracked, HistoryMode mode, List<ChangeEvent> eventsInArrivalOrder) {
+    return fold(tracked, mode, Derivation.NONE, eventsInArrivalOrder);
   }
 
   /** As {@link #fold(boolean[], List)}, deriving attributes at each step in sequence order. */
   public static List<Version> fold(boolean[] tracked, Derivation derivation, List<ChangeEvent> eventsInArrivalOrder) {
+    return fold(tracked, HistoryMode.SCD2, derivation, eventsInArrivalOrder);
+  }
+
+  public static List<Version> fold(boolean[] tracked, List<ChangeEvent> eventsInArrivalOrder) {
+    return fold(tracked, HistoryMode.SCD2, Derivation.NONE, eventsInArrivalOrder);
+  }
+
+  /**
+   * As {@link #fold(boolean[], List)} for a table of the given mode, deriving attributes at each step in sequence
+   * order: with {@code history: scd1}, one row per key (its latest upsert by sequence; closed when a delete followed
+   * it, dropped when deletes remove rows).
+   */
+  public static List<Version> fold(boolean[] tracked, HistoryMode mode, Derivation derivation,
+      List<ChangeEvent> eventsInArrivalOrder) {
     Map<BusinessKey, TreeMap<Sequence, ChangeEvent>> byKey = new HashMap<>();
     for (ChangeEvent e : eventsInArrivalOrder) {
       byKey.computeIfAbsent(e.key(), k -> new TreeMap<>()).put(e.sequence(), e);
     }
-    FoldStep step = new FoldStep(tracked, derivation);
+    FoldStep step = new FoldStep(tracked, mode, derivation);
     List<Version> out = new ArrayList<>();
     for (TreeMap<Sequence, ChangeEvent> events : byKey.values()) {
       out.addAll(foldKey(step, events.values()));
     }
     out.sort(BusinessKeys.VERSION_ORDER);
-    return out;
+    return Scd1Rows.versions(mode, out);
   }
 
   /**

@@ -69,7 +69,8 @@ public final class StreamsLiveQueries implements LiveQueries {
       try {
         Optional<KeyState> state = s.keyState(key);
         if (state.isPresent()) {
-          return Optional.ofNullable(state.get().open());
+          // an scd1 soft-deleted row is the state but not current
+          return Optional.ofNullable(state.get().open()).filter(Version::isCurrent);
         }
       } catch (RuntimeException e) {
         // stores migrating: fall back to the table

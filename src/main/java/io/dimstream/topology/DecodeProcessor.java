@@ -31,6 +31,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private final RecordSizes sizes;
   private ProcessorContext<byte[], Envelope> context;
   private TopologyMetrics metrics;
+  private final io.dimstream.config.DimensionSpec spec;
   private org.apache.kafka.common.metrics.Sensor rejected;
   private org.apache.kafka.common.metrics.Sensor skipped;
 
@@ -38,7 +39,9 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   /** Per field name, its counter in this task; bounded because field names come from the input. */
   private final java.util.Map<String, org.apache.kafka.common.metrics.Sensor> unknownCounters = new java.util.HashMap<>();
 
-  DecodeProcessor(Scd2Step step, EventJson json, RecordSizes sizes, UnknownFieldWarnings unknownWarnings) {
+  DecodeProcessor(io.dimstream.config.DimensionSpec spec, Scd2Step step, EventJson json, RecordSizes sizes,
+      UnknownFieldWarnings unknownWarnings) {
+    this.spec = spec;
     this.step = step;
     this.json = json;
     this.sizes = sizes;
@@ -69,6 +72,10 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       context.forward(sizes.deadLetter(record, size));
       return;
     }
+    if (SnapshotMarkers.isControl(record.headers())) {
+      controlRecord(record);
+      return;
+    }
     Decoded result = step.decode(record.key(), record.value(), record.timestamp(), () -> where(context));
     if (result instanceof Decoded.Skipped) {
       skipped.record();
@@ -97,6 +104,31 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       unknownCounters.computeIfAbsent(label, l -> metrics.counter("decode", TopologyMetrics.Counter.UNKNOWN_FIELDS,
           "fields the spec does not declare, by name", java.util.Map.of(TopologyMetrics.FIELD_TAG, l))).record();
     }
+  }
+
+  /** An end-of-snapshot marker goes on to every SCD2 task; an unreadable control record to the DLQ. */
+  private void controlRecord(Record<byte[], byte[]> record) {
+    String problem = null;
+    var marker = SnapshotMarkers.marker(record.headers());
+    if (marker.isEmpty()) {
+      problem = "a control record (header " + SnapshotMarkers.CONTROL + ") that is no readable end-of-snapshot marker";
+    } else {
+      try {
+        SnapshotTracker.parseAt(spec, marker.get().snapshot().at());
+      } catch (RuntimeException e) {
+        problem = "the end-of-snapshot marker's " + SnapshotMarkers.SNAPSHOT_AT + " '" + marker.get().snapshot().at()
+            + "' is no value of the sequence column: " + e.getMessage();
+      }
+    }
+    if (problem != null) {
+      rejected.record();
+      LOG.warn("Rejected record at {}: {} ({})", where(context), RejectReason.BAD_CONTROL_RECORD, problem);
+      context.forward(record.withValue(Envelope.rejected(record.key(), record.value()))
+          .withHeaders(errorHeaders(record.headers(), RejectReason.BAD_CONTROL_RECORD, problem
+              + "; send markers with `dimstream produce --snapshot`")));
+      return;
+    }
+    context.forward(record.withKey(SnapshotMarkers.MARKER_KEY).withValue(Envelope.accepted(null, record.value())));
   }
 
   /** The original headers plus {@code dimstream.error} and {@code dimstream.error.detail}. */

@@ -68,6 +68,8 @@ public final class DimensionTopology {
   public static final String CURRENT_STORE = "current-rows";
   /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link EventJson} form. */
   public static final String EVENT_STORE = "events";
+  /** Store: canonical key bytes → the last streamed snapshot that carried the key, plus that snapshot's progress. */
+  public static final String SNAPSHOT_STORE = "snapshots";
   /** Header on DLQ records: the stable reason code. */
   public static final String ERROR_HEADER = DeadLetters.ERROR_HEADER;
   /** Header on DLQ records: a human sentence. */
@@ -145,10 +147,11 @@ public final class DimensionTopology {
     UnknownFieldWarnings unknownWarnings = new UnknownFieldWarnings(spec.name(), spec.source());
     builder.addStateStore(store(CURRENT_STORE));
     builder.addStateStore(store(EVENT_STORE));
+    builder.addStateStore(store(SNAPSHOT_STORE));
 
     KStream<byte[], Envelope> decoded = builder
         .stream(spec.topics().changes(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-        .process(() -> new DecodeProcessor(new Scd2Step(spec, expressions, decoder, kafkaFailures), json,
+        .process(() -> new DecodeProcessor(spec, new Scd2Step(spec, expressions, decoder, kafkaFailures), json,
             recordSizes, unknownWarnings),
             Named.as(DECODE_PROCESSOR));
 
@@ -160,9 +163,10 @@ public final class DimensionTopology {
         .to(spec.topics().dlq(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(DLQ_SINK));
 
     KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
-        .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec)))
-        .process(() -> new Scd2Processor(spec, new Scd2Step(spec, expressions, decoder, kafkaFailures), versions, pruneInterval,
-            recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE);
+        .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec))
+            .withStreamPartitioner(new MarkerBroadcast()))
+        .process(() -> new Scd2Processor(spec, new Scd2Step(spec, expressions, decoder, kafkaFailures), versions,
+            pruneInterval, recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE, SNAPSHOT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))

@@ -46,6 +46,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private ProcessorContext<OutKey, byte[]> context;
   private KeyValueStore<Bytes, byte[]> currentStore;
   private RocksDbHistoryStore store;
+  private SnapshotTracker snapshots;
   private TopologyMetrics metrics;
   private org.apache.kafka.common.metrics.Sensor eventsIn;
   private org.apache.kafka.common.metrics.Sensor versionsOut;
@@ -74,6 +75,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
     this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
+    this.snapshots = new SnapshotTracker(context.getStateStore(DimensionTopology.SNAPSHOT_STORE), spec);
     if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
       context.schedule(pruneInterval, PunctuationType.WALL_CLOCK_TIME, now -> prune());
     }
@@ -81,6 +83,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   @Override
   public void process(Record<byte[], Envelope> record) {
+    if (java.util.Arrays.equals(record.key(), SnapshotMarkers.MARKER_KEY)) {
+      endOfSnapshot(record);
+      return;
+    }
     BusinessKey key = eventJson.key(record.key());
     store.useKey(key, record.key());
     Envelope env = record.value();
@@ -123,10 +129,57 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
         forwardVersion(record, c);
       }
       versionsOut.record(applied.changes().size());
+      SnapshotMarkers.snapshotOf(record.headers()).ifPresent(ref -> snapshots.carried(record.key(), ref));
     } else {
       Scd2Step.Rejected r = (Scd2Step.Rejected) outcome;
       reject(record, r.reason(), r.detail());
     }
+  }
+
+  /**
+   * Counts an end-of-snapshot marker; after the last one, closes at the snapshot's sequence every open key of this
+   * partition the snapshot did not carry, through the engine like a delete. A key with data at or after that
+   * sequence is left open: it changed after the snapshot was taken.
+   */
+  private void endOfSnapshot(Record<byte[], Envelope> record) {
+    var marker = SnapshotMarkers.marker(record.headers());
+    if (marker.isEmpty()) {
+      return; // checked by DecodeProcessor
+    }
+    var ended = snapshots.marker(marker.get());
+    if (ended.isEmpty()) {
+      return;
+    }
+    java.util.List<byte[]> toClose = new java.util.ArrayList<>();
+    long newer = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = currentStore.all()) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> kv = it.next();
+        byte[] keyBytes = kv.key.get();
+        KeyState state = eventJson.decodeKeyState(eventJson.key(keyBytes), kv.value);
+        if (state.open() == null || !state.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
+          continue;
+        }
+        if (state.lastSequence().isBefore(ended.get().at())) {
+          toClose.add(keyBytes);
+        } else {
+          newer++;
+        }
+      }
+    }
+    for (byte[] keyBytes : toClose) {
+      BusinessKey key = eventJson.key(keyBytes);
+      store.useKey(key, keyBytes);
+      Scd2Step.Outcome o = step.apply(store, ChangeEvent.delete(key, ended.get().at()),
+          () -> DecodeProcessor.where(context));
+      if (o instanceof Scd2Step.Applied a) {
+        Record<byte[], Envelope> keyed = record.withKey(keyBytes);
+        a.result().changes().forEach(c -> forwardVersion(keyed, c));
+        versionsOut.record(a.result().changes().size());
+      }
+    }
+    LOG.info("Snapshot {} ended at {}: closed {} keys it did not carry; left {} open that changed after it",
+        ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer);
   }
 
   /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */

@@ -45,7 +45,8 @@ public final class Scd2Step {
       Predicate<RuntimeException> propagate) {
     this.decoder = decoder;
     this.expressions = expressions;
-    this.history = new IncrementalHistory(spec.trackedMask(), spec.latenessHorizon(), expressions.derivation());
+    this.history = new IncrementalHistory(spec.trackedMask(), spec.latenessHorizon(), spec.history(),
+        expressions.derivation());
     this.propagate = Objects.requireNonNull(propagate, "propagate");
   }
 

@@ -57,7 +57,7 @@ class AvroVersionsTopologyTest {
   static DimensionSpec avro(DimensionSpec json) {
     return new DimensionSpec(json.name(), json.source(), json.columns(), json.key(), json.sequence(), json.tracked(),
         json.deleteRule(), json.inputFormat(), OutputFormat.AVRO, json.topics(), json.latenessHorizon(),
-        json.output(), json.avroSchema(), json.service(), json.fields(), json.expressions());
+        json.output(), json.avroSchema(), json.service(), json.fields(), json.expressions(), json.history());
   }
 
   @ParameterizedTest(name = "{0}")

@@ -60,6 +60,10 @@ public final class SchemaEvolution {
         + (o.hasVersionId() ? ", version_id: " + o.versionId() : "") + "}";
   }
 
+  private static String describe(DimensionSpec spec) {
+    return spec.history().kind().specName() + (spec.history().softDelete() ? " with soft_delete" : "");
+  }
+
   private void checkCompatible(DimensionSpec stored, DimensionSpec asked) {
     Path root = writer.root();
     Path file = asked.source();
@@ -71,6 +75,9 @@ public final class SchemaEvolution {
     }
     if (!stored.sequence().equals(asked.sequence())) {
       throw TableErrors.structureChanged(root, file, "sequence", stored.sequence(), asked.sequence());
+    }
+    if (!stored.history().equals(asked.history())) {
+      throw TableErrors.structureChanged(root, file, "history (and soft_delete)", describe(stored), describe(asked));
     }
     if (!stored.output().equals(asked.output())) {
       throw TableErrors.structureChanged(root, file, "output", outputText(stored), outputText(asked));

@@ -25,6 +25,8 @@ public final class SpecCodec {
   private static final String SEQUENCE = "sequence";
   private static final String TRACKED = "tracked";
   private static final String OUTPUT = "output";
+  private static final String HISTORY = "history";
+  private static final String SOFT_DELETE = "softDelete";
   private static final String HORIZON = "latenessHorizon";
 
   private SpecCodec() {}
@@ -50,6 +52,10 @@ public final class SpecCodec {
       out.put("versionId", spec.output().versionId());
     }
     root.put(HORIZON, spec.latenessHorizon());
+    if (spec.history().isScd1()) { // written only for scd1, so the stored spec of an scd2 table is as before
+      root.put(HISTORY, spec.history().kind().specName());
+      root.put(SOFT_DELETE, spec.history().softDelete());
+    }
     try {
       return ActionCodec.JSON.writeValueAsString(root);
     } catch (JsonProcessingException e) {
@@ -75,6 +81,10 @@ public final class SpecCodec {
         out.path("isCurrent").asText("is_current"), out.path("versionId").asText(null)));
     if (root.hasNonNull(HORIZON)) {
       b.latenessHorizon(root.get(HORIZON).asLong());
+    }
+    if ("scd1".equals(root.path(HISTORY).asText())) {
+      b.history(new io.dimstream.config.HistoryMode(io.dimstream.config.HistoryMode.Kind.SCD1,
+          root.path(SOFT_DELETE).asBoolean(false)));
     }
     return b.build();
   }
