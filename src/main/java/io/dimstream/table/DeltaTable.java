@@ -12,6 +12,7 @@ import io.dimstream.table.internal.files.FileStats;
 import io.dimstream.table.internal.files.LayoutCache;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.log.DeltaLog;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.SnapshotManager;
@@ -47,6 +48,7 @@ public final class DeltaTable {
   private final Checkpointer checkpointer;
   private final CommitWriter writer;
   private final CommitRetry retry;
+  private final CurrentRowIndex positions;
 
   private DeltaTable(Path root, TableOptions options, TableState state) {
     DeltaLog log = new DeltaLog(root);
@@ -57,6 +59,7 @@ public final class DeltaTable {
     this.checkpointer = new Checkpointer(log);
     this.writer = new CommitWriter(snapshots, options.clock(), checkpointer::writeIfDue);
     this.retry = new CommitRetry(log, options);
+    this.positions = new CurrentRowIndex(root);
   }
 
   /** Creates a table for {@code spec} at {@code path} with default {@link TableOptions}. */
@@ -179,7 +182,7 @@ public final class DeltaTable {
 
   /** Starts a single-attempt transaction on the latest snapshot. */
   public Transaction startTransaction() {
-    return new Transaction(new ChangeCommit(writer, stats), latest());
+    return new Transaction(new ChangeCommit(writer, stats, positions), latest());
   }
 
   /**

@@ -7,6 +7,8 @@ import io.dimstream.model.Version;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.SetTransaction;
+import io.dimstream.table.internal.dv.DeletionVectorFiles;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.files.TableLayout;
@@ -81,7 +83,10 @@ public final class Snapshot {
     return state.adds.size();
   }
 
-  /** Number of version rows, from the files' statistics (exact for files dimstream wrote); -1 when unknown. */
+  /**
+   * Number of version rows, from the files' statistics minus the rows their deletion vectors delete (exact for files
+   * dimstream wrote); -1 when unknown.
+   */
   public long rowCount() {
     long n = 0;
     for (AddFile a : state.adds.values()) {
@@ -89,7 +94,7 @@ public final class Snapshot {
       if (r < 0) {
         return -1;
       }
-      n += r;
+      n += r - a.deletedRows();
     }
     return n;
   }
@@ -184,7 +189,10 @@ public final class Snapshot {
           if (!files.hasNext()) {
             return false;
           }
-          current = DataFiles.read(DataFiles.resolve(table.path(), files.next().path()), layout, state.version);
+          AddFile a = files.next();
+          RoaringBitmapArray deleted = a.deletionVector() == null ? null
+              : DeletionVectorFiles.read(table.path(), a.deletionVector());
+          current = DataFiles.read(DataFiles.resolve(table.path(), a.path()), layout, state.version, deleted);
         }
       }
       return true;

@@ -6,6 +6,7 @@ import io.dimstream.table.CommitStateUnknownException;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableException;
 import io.dimstream.table.TxnOverlapException;
+import io.dimstream.table.internal.actions.Protocol;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,10 +69,22 @@ public final class TableErrors {
         + "Fix: restore the file from a backup.", cause);
   }
 
-  public static TableException unsupportedProtocol(Path root, int reader, int writer) {
-    return new TableException(root + ": the table needs Delta reader version " + reader + " / writer version "
-        + writer + ", but dimstream reads version 1 and writes version 2 (no table features). Fix: use a table "
-        + "written by dimstream, or one whose protocol was not upgraded (e.g. by enabling deletion vectors).");
+  public static TableException unsupportedProtocol(Path root, Protocol p) {
+    String features = p.readerFeatures() == null && p.writerFeatures() == null ? ""
+        : " with reader features " + p.readerFeatures() + " and writer features " + p.writerFeatures();
+    return new TableException(root + ": the table needs Delta reader version " + p.minReaderVersion()
+        + " / writer version " + p.minWriterVersion() + features + ", but dimstream reads version 1, or version 3 "
+        + "with only 'deletionVectors', and writes version 2, or version 7 with only 'deletionVectors' "
+        + "(plus 'appendOnly' and 'invariants'). Fix: use a table written by dimstream, or one whose protocol was "
+        + "not upgraded with other table features (e.g. column mapping or row tracking).");
+  }
+
+  public static TableException protocolTooNew(Path root, Protocol p) {
+    return new TableException(root + ": cannot upgrade the table to deletion vectors: it already uses Delta reader "
+        + "version " + p.minReaderVersion() + " / writer version " + p.minWriterVersion() + " with features "
+        + p.readerFeatures() + " / " + p.writerFeatures() + ", which a newer protocol governs and an upgrade "
+        + "must never lower. Fix: nothing to do if the features include 'deletionVectors'; otherwise the table "
+        + "was upgraded by another engine with features dimstream does not support, and must stay with it.");
   }
 
   public static TableException notADimensionTable(Path root) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -39,6 +40,9 @@ public final class ActionCodec {
       if (a.stats() != null) {
         n.put("stats", a.stats());
       }
+      if (a.deletionVector() != null) {
+        n.set("deletionVector", deletionVector(a.deletionVector()));
+      }
     } else if (action instanceof RemoveFile r) {
       ObjectNode n = root.putObject("remove");
       n.put("path", r.path());
@@ -47,6 +51,9 @@ public final class ActionCodec {
       n.put("extendedFileMetadata", true);
       n.set("partitionValues", stringMap(r.partitionValues()));
       n.put("size", r.size());
+      if (r.deletionVector() != null) {
+        n.set("deletionVector", deletionVector(r.deletionVector()));
+      }
     } else if (action instanceof SetTransaction t) {
       ObjectNode n = root.putObject("txn");
       n.put("appId", t.appId());
@@ -72,6 +79,14 @@ public final class ActionCodec {
       ObjectNode n = root.putObject("protocol");
       n.put("minReaderVersion", p.minReaderVersion());
       n.put("minWriterVersion", p.minWriterVersion());
+      if (p.readerFeatures() != null) {
+        ArrayNode features = n.putArray("readerFeatures");
+        p.readerFeatures().forEach(features::add);
+      }
+      if (p.writerFeatures() != null) {
+        ArrayNode features = n.putArray("writerFeatures");
+        p.writerFeatures().forEach(features::add);
+      }
     }
     try {
       return JSON.writeValueAsString(root);
@@ -98,9 +113,11 @@ public final class ActionCodec {
     JsonNode n = e.getValue();
     return switch (e.getKey()) {
       case "add" -> new AddFile(text(n, "path"), map(n.get("partitionValues")), number(n, "size"),
-          number(n, "modificationTime"), bool(n, "dataChange"), n.hasNonNull("stats") ? n.get("stats").asText() : null);
+          number(n, "modificationTime"), bool(n, "dataChange"), n.hasNonNull("stats") ? n.get("stats").asText() : null,
+          deletionVector(n.get("deletionVector")));
       case "remove" -> new RemoveFile(text(n, "path"), n.path("deletionTimestamp").asLong(0),
-          bool(n, "dataChange"), map(n.get("partitionValues")), n.path("size").asLong(0));
+          bool(n, "dataChange"), map(n.get("partitionValues")), n.path("size").asLong(0),
+          deletionVector(n.get("deletionVector")));
       case "txn" -> new SetTransaction(text(n, "appId"), number(n, "version"), n.path("lastUpdated").asLong(0));
       case "commitInfo" -> {
         if (!n.isObject()) {
@@ -114,9 +131,41 @@ public final class ActionCodec {
         yield new Metadata(text(n, "id"), n.hasNonNull("name") ? n.get("name").asText() : null,
             text(n, "schemaString"), parts, map(n.get("configuration")), n.path("createdTime").asLong(0));
       }
-      case "protocol" -> new Protocol((int) number(n, "minReaderVersion"), (int) number(n, "minWriterVersion"));
+      case "protocol" -> new Protocol((int) number(n, "minReaderVersion"), (int) number(n, "minWriterVersion"),
+          strings(n.get("readerFeatures")), strings(n.get("writerFeatures")));
       default -> null;
     };
+  }
+
+  private static ObjectNode deletionVector(DeletionVectorDescriptor dv) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("storageType", dv.storageType());
+    n.put("pathOrInlineDv", dv.pathOrInlineDv());
+    if (dv.offset() != null) {
+      n.put("offset", dv.offset());
+    }
+    n.put("sizeInBytes", dv.sizeInBytes());
+    n.put("cardinality", dv.cardinality());
+    return n;
+  }
+
+  private static DeletionVectorDescriptor deletionVector(JsonNode n) {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    JsonNode offset = n.get("offset");
+    return new DeletionVectorDescriptor(text(n, "storageType"), text(n, "pathOrInlineDv"),
+        offset == null || offset.isNull() ? null : (int) offset.asLong(), (int) number(n, "sizeInBytes"),
+        number(n, "cardinality"));
+  }
+
+  private static List<String> strings(JsonNode n) {
+    if (n == null || !n.isArray()) {
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    n.forEach(x -> out.add(x.asText()));
+    return out;
   }
 
   private static ObjectNode commitInfo(CommitInfo c) {

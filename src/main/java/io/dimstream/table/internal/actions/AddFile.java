@@ -1,19 +1,38 @@
 package io.dimstream.table.internal.actions;
 
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import java.util.Map;
 
-/** The {@code add} action: a data file that is part of the table. {@code path} is relative and URI-encoded. */
+/**
+ * The {@code add} action: a data file that is part of the table. {@code path} is relative and URI-encoded;
+ * {@code deletionVector} marks rows of the file as deleted, null when none are.
+ */
 public record AddFile(String path, Map<String, String> partitionValues, long size, long modificationTime,
-    boolean dataChange, String stats) implements Action {
+    boolean dataChange, String stats, DeletionVectorDescriptor deletionVector) implements Action {
   public AddFile {
     partitionValues = Map.copyOf(partitionValues);
   }
 
+  public AddFile(String path, Map<String, String> partitionValues, long size, long modificationTime,
+      boolean dataChange, String stats) {
+    this(path, partitionValues, size, modificationTime, dataChange, stats, null);
+  }
+
   public AddFile withDataChange(boolean change) {
-    return new AddFile(path, partitionValues, size, modificationTime, change, stats);
+    return new AddFile(path, partitionValues, size, modificationTime, change, stats, deletionVector);
+  }
+
+  /** The same file with another deletion vector and statistics (re-added with {@code dataChange: true}). */
+  public AddFile withDeletionVector(DeletionVectorDescriptor dv, String newStats) {
+    return new AddFile(path, partitionValues, size, modificationTime, true, newStats, dv);
+  }
+
+  /** Rows of the file that are deleted, 0 without a deletion vector. */
+  public long deletedRows() {
+    return deletionVector == null ? 0 : deletionVector.cardinality();
   }
 
   public RemoveFile remove(long deletionTimestamp, boolean change) {
-    return new RemoveFile(path, deletionTimestamp, change, partitionValues, size);
+    return new RemoveFile(path, deletionTimestamp, change, partitionValues, size, deletionVector);
   }
 }

@@ -3,6 +3,7 @@ package io.dimstream.table.internal.files;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -17,6 +18,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.avro.AvroReadSupport;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -72,7 +74,21 @@ public final class DataFiles {
 
   /** An iterator over a data file's versions; close it when done. Errors name the file. */
   public static RowIterator read(Path file, TableLayout layout, long tableVersion) {
-    return new RowIterator(file, layout, tableVersion);
+    return new RowIterator(file, layout, tableVersion, null, false);
+  }
+
+  /** The versions of a data file minus the rows {@code deleted} holds (null: none deleted); close it when done. */
+  public static RowIterator read(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted) {
+    return new RowIterator(file, layout, tableVersion, deleted, false);
+  }
+
+  /**
+   * Reads only the key and valid_from columns of a data file (minus {@code deleted}): the versions returned carry
+   * null attributes and no valid_to; {@link RowIterator#position()} gives each one's row position.
+   */
+  public static RowIterator readIdentities(Path file, TableLayout layout, long tableVersion,
+      RoaringBitmapArray deleted) {
+    return new RowIterator(file, layout, tableVersion, deleted, true);
   }
 
   /** Versions of one data file, read lazily. */
@@ -82,15 +98,24 @@ public final class DataFiles {
     private Function<GenericRecord, Version> decoder;
     private GenericRecord next;
     private final TableLayout layout;
+    private final RoaringBitmapArray deleted;
+    /** Position of {@code next} in the file; the position of the row {@link #next()} returned last, after it. */
+    private long nextPosition = -1;
+    private long position = -1;
 
-    RowIterator(Path file, TableLayout layout, long tableVersion) {
+    RowIterator(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted, boolean identitiesOnly) {
       this.file = file;
       this.layout = layout;
+      this.deleted = deleted;
       if (!Files.exists(file)) {
         throw TableErrors.missingDataFile(file, tableVersion);
       }
+      PlainParquetConfiguration conf = new PlainParquetConfiguration();
+      if (identitiesOnly) {
+        conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, layout.identitySchema().toString());
+      }
       try {
-        this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), new PlainParquetConfiguration())
+        this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
             .withDataModel(GenericData.get())
             .withCodecFactory(PlainCodecFactory.INSTANCE)
             .build();
@@ -104,7 +129,10 @@ public final class DataFiles {
 
     private void advance() {
       try {
-        next = reader.read();
+        do {
+          next = reader.read();
+          nextPosition++;
+        } while (next != null && deleted != null && deleted.contains(nextPosition));
       } catch (IOException | RuntimeException e) {
         close();
         throw TableErrors.unreadableDataFile(file, e);
@@ -125,6 +153,7 @@ public final class DataFiles {
         throw new NoSuchElementException();
       }
       Version v;
+      position = nextPosition;
       try {
         v = decoder.apply(next);
       } catch (RuntimeException e) {
@@ -133,6 +162,11 @@ public final class DataFiles {
       }
       advance();
       return v;
+    }
+
+    /** The row position (0-based, in the file) of the version {@link #next()} returned last. */
+    public long position() {
+      return position;
     }
 
     @Override

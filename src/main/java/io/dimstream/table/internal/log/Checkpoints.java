@@ -8,6 +8,7 @@ import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.actions.RemoveFile;
 import io.dimstream.table.internal.actions.SetTransaction;
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import io.dimstream.table.internal.files.PlainCodecFactory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -44,6 +45,13 @@ public final class Checkpoints {
       .requiredLong("version")
       .optionalLong("lastUpdated")
       .endRecord();
+  private static final Schema DV = SchemaBuilder.record("deletionVector").namespace("delta.checkpoint").fields()
+      .name("storageType").type(STRING).noDefault()
+      .name("pathOrInlineDv").type(STRING).noDefault()
+      .optionalInt("offset")
+      .requiredInt("sizeInBytes")
+      .requiredLong("cardinality")
+      .endRecord();
   private static final Schema ADD = SchemaBuilder.record("add").namespace("delta.checkpoint").fields()
       .name("path").type(STRING).noDefault()
       .name("partitionValues").type(STRING_MAP).noDefault()
@@ -51,6 +59,7 @@ public final class Checkpoints {
       .requiredLong("modificationTime")
       .requiredBoolean("dataChange")
       .name("stats").type(nullable(STRING)).withDefault(null)
+      .name("deletionVector").type(nullable(DV)).withDefault(null)
       .endRecord();
   private static final Schema REMOVE = SchemaBuilder.record("remove").namespace("delta.checkpoint").fields()
       .name("path").type(STRING).noDefault()
@@ -59,6 +68,7 @@ public final class Checkpoints {
       .optionalBoolean("extendedFileMetadata")
       .name("partitionValues").type(nullable(STRING_MAP)).withDefault(null)
       .optionalLong("size")
+      .name("deletionVector").type(nullable(DV)).withDefault(null)
       .endRecord();
   private static final Schema FORMAT = SchemaBuilder.record("format").namespace("delta.checkpoint").fields()
       .name("provider").type(STRING).noDefault()
@@ -77,6 +87,8 @@ public final class Checkpoints {
   private static final Schema PROTOCOL = SchemaBuilder.record("protocol").namespace("delta.checkpoint").fields()
       .requiredInt("minReaderVersion")
       .requiredInt("minWriterVersion")
+      .name("readerFeatures").type(nullable(Schema.createArray(STRING))).withDefault(null)
+      .name("writerFeatures").type(nullable(Schema.createArray(STRING))).withDefault(null)
       .endRecord();
   public static final Schema CHECKPOINT = SchemaBuilder.record("checkpoint").namespace("delta.checkpoint").fields()
       .name("txn").type(nullable(TXN)).withDefault(null)
@@ -154,7 +166,8 @@ public final class Checkpoints {
         GenericRecord x;
         if ((x = field(rec, "protocol")) != null) {
           b.apply(new Protocol(((Number) x.get("minReaderVersion")).intValue(),
-              ((Number) x.get("minWriterVersion")).intValue()));
+              ((Number) x.get("minWriterVersion")).intValue(), strings(x, "readerFeatures"),
+              strings(x, "writerFeatures")));
         } else if ((x = field(rec, "metaData")) != null) {
           List<String> parts = new ArrayList<>();
           Object pc = x.get("partitionColumns");
@@ -168,12 +181,12 @@ public final class Checkpoints {
               x.get("lastUpdated") == null ? 0 : (Long) x.get("lastUpdated")));
         } else if ((x = field(rec, "add")) != null) {
           b.apply(new AddFile(str(x.get("path")), map(x.get("partitionValues")), (Long) x.get("size"),
-              (Long) x.get("modificationTime"), (Boolean) x.get("dataChange"), str(x.get("stats"))));
+              (Long) x.get("modificationTime"), (Boolean) x.get("dataChange"), str(x.get("stats")), dv(x)));
         } else if ((x = field(rec, "remove")) != null) {
           b.apply(new RemoveFile(str(x.get("path")),
               x.get("deletionTimestamp") == null ? 0 : (Long) x.get("deletionTimestamp"),
               (Boolean) x.get("dataChange"), map(x.get("partitionValues")),
-              x.get("size") == null ? 0 : (Long) x.get("size")));
+              x.get("size") == null ? 0 : (Long) x.get("size"), dv(x)));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -196,6 +209,8 @@ public final class Checkpoints {
     GenericData.Record r = new GenericData.Record(PROTOCOL);
     r.put("minReaderVersion", p.minReaderVersion());
     r.put("minWriterVersion", p.minWriterVersion());
+    r.put("readerFeatures", p.readerFeatures());
+    r.put("writerFeatures", p.writerFeatures());
     return r;
   }
 
@@ -230,6 +245,7 @@ public final class Checkpoints {
     r.put("modificationTime", a.modificationTime());
     r.put("dataChange", a.dataChange());
     r.put("stats", a.stats());
+    r.put("deletionVector", dv(a.deletionVector()));
     return r;
   }
 
@@ -241,7 +257,42 @@ public final class Checkpoints {
     r.put("extendedFileMetadata", true);
     r.put("partitionValues", x.partitionValues());
     r.put("size", x.size());
+    r.put("deletionVector", dv(x.deletionVector()));
     return r;
+  }
+
+  private static GenericRecord dv(DeletionVectorDescriptor d) {
+    if (d == null) {
+      return null;
+    }
+    GenericData.Record r = new GenericData.Record(DV);
+    r.put("storageType", d.storageType());
+    r.put("pathOrInlineDv", d.pathOrInlineDv());
+    r.put("offset", d.offset());
+    r.put("sizeInBytes", d.sizeInBytes());
+    r.put("cardinality", d.cardinality());
+    return r;
+  }
+
+  /** The deletion vector of a checkpoint's add or remove record; null when the schema or the row has none. */
+  private static DeletionVectorDescriptor dv(GenericRecord action) {
+    if (action.getSchema().getField("deletionVector") == null || action.get("deletionVector") == null) {
+      return null;
+    }
+    GenericRecord d = (GenericRecord) action.get("deletionVector");
+    Object offset = d.get("offset");
+    return new DeletionVectorDescriptor(str(d.get("storageType")), str(d.get("pathOrInlineDv")),
+        offset == null ? null : ((Number) offset).intValue(), ((Number) d.get("sizeInBytes")).intValue(),
+        ((Number) d.get("cardinality")).longValue());
+  }
+
+  private static List<String> strings(GenericRecord rec, String field) {
+    if (rec.getSchema().getField(field) == null || !(rec.get(field) instanceof List<?> l)) {
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    l.forEach(x -> out.add(String.valueOf(x)));
+    return out;
   }
 
   private static String str(Object o) {

@@ -1,7 +1,9 @@
 package io.dimstream.table.internal.log;
 
 import io.dimstream.table.internal.TableErrors;
+import io.dimstream.table.internal.actions.Protocol;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.TreeSet;
 
 /** Loads table state: the newest checkpoint at or before the wanted version, then the commits after it. */
@@ -36,16 +38,35 @@ public final class LogReplay {
     return s;
   }
 
+  /** Reader features dimstream applies. */
+  static final Set<String> READER_FEATURES = Set.of(Protocol.DELETION_VECTORS);
+  /** Writer features dimstream honours: deletion vectors, and the legacy ones a 1/2 table implies when upgraded. */
+  static final Set<String> WRITER_FEATURES = Set.of(Protocol.DELETION_VECTORS, "appendOnly", "invariants");
+
   private static void checkReadable(DeltaLog log, TableState s) {
-    if (s.protocol.minReaderVersion() > 1) {
-      throw TableErrors.unsupportedProtocol(log.root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+    if (!isReadable(s.protocol)) {
+      throw TableErrors.unsupportedProtocol(log.root, s.protocol);
     }
   }
 
-  /** Throws unless dimstream may write the table (writer version at most 2: no table features). */
+  /** Reader 1, or reader 3 with only the features dimstream applies. */
+  public static boolean isReadable(Protocol p) {
+    if (p.minReaderVersion() <= 1) {
+      return true;
+    }
+    return p.minReaderVersion() == 3 && p.readerFeatures() != null && READER_FEATURES.containsAll(p.readerFeatures());
+  }
+
+  /**
+   * Throws unless dimstream may write the table: writer version at most 2 (no table features), or writer 7 with only
+   * the features dimstream honours.
+   */
   public static void checkWritable(Path root, TableState s) {
-    if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
-      throw TableErrors.unsupportedProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+    Protocol p = s.protocol;
+    boolean writable = p.minWriterVersion() <= 2 || (p.minWriterVersion() == 7 && p.writerFeatures() != null
+        && WRITER_FEATURES.containsAll(p.writerFeatures()));
+    if (!isReadable(p) || !writable) {
+      throw TableErrors.unsupportedProtocol(root, p);
     }
   }
 

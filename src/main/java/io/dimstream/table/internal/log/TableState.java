@@ -18,6 +18,7 @@ public final class TableState {
   public final Protocol protocol;
   public final Metadata metadata;
   public final Map<String, AddFile> adds;
+  /** Tombstones by {@link RemoveFile#tombstoneKey()} (path, plus the DV's id when it had one). */
   public final Map<String, RemoveFile> removes;
   public final Map<String, SetTransaction> txns;
 
@@ -58,10 +59,17 @@ public final class TableState {
     public void apply(Action a) {
       if (a instanceof AddFile add) {
         adds.put(add.path(), add);
+        // a tombstone of the same path with another deletion vector stays (Delta keys files by path and DV)
         removes.remove(add.path());
+        if (add.deletionVector() != null) {
+          removes.remove(add.path() + '\n' + add.deletionVector().uniqueId());
+        }
       } else if (a instanceof RemoveFile r) {
-        adds.remove(r.path());
-        removes.put(r.path(), r);
+        AddFile live = adds.get(r.path());
+        if (live != null && sameDv(live, r)) {
+          adds.remove(r.path());
+        }
+        removes.put(r.tombstoneKey(), r);
       } else if (a instanceof SetTransaction t) {
         txns.put(t.appId(), t);
       } else if (a instanceof Metadata m) {
@@ -69,6 +77,13 @@ public final class TableState {
       } else if (a instanceof Protocol p) {
         protocol = p;
       }
+    }
+
+    private static boolean sameDv(AddFile add, RemoveFile remove) {
+      if (add.deletionVector() == null || remove.deletionVector() == null) {
+        return true; // a remove without a DV removes the file whatever its DV (older writers)
+      }
+      return add.deletionVector().uniqueId().equals(remove.deletionVector().uniqueId());
     }
 
     public TableState build(long version, long timestampMillis) {
