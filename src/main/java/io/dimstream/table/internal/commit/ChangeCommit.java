@@ -33,10 +33,14 @@ public final class ChangeCommit {
     this.index = index;
   }
 
-  /** Whether commits on {@code state} go merge-on-read: the protocol has deletion vectors and the property wants them. */
+  /**
+   * Whether commits on {@code state} go merge-on-read: the protocol has deletion vectors and the property wants them,
+   * or a live file still carries one (copy-on-write would read its deleted rows back).
+   */
   public static boolean mergeOnRead(TableState state) {
     return state.protocol.supportsDeletionVectors()
-        && TableProperties.deletionVectorsEnabled(state.metadata.configuration());
+        && (TableProperties.deletionVectorsEnabled(state.metadata.configuration())
+            || state.adds.values().stream().anyMatch(a -> a.deletionVector() != null));
   }
 
   /**

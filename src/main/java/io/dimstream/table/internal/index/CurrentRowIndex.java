@@ -50,6 +50,11 @@ public final class CurrentRowIndex {
     return index;
   }
 
+  /** The index when it reflects exactly {@code state}, else null (nothing is built). */
+  public PositionIndex ifAt(TableState state) {
+    return index != null && version == state.version ? index : null;
+  }
+
   /** Records that {@code state} (committed by this process with {@code index} brought up to date) is the latest. */
   public void committed(TableState state, TableLayout layout) {
     files = currentFiles(state, layout);

@@ -7,6 +7,8 @@ import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.commit.CommitWriter;
+import io.dimstream.table.internal.dv.DeletionVectorFiles;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.files.FileStats;
@@ -51,8 +53,10 @@ public final class Optimizer {
       for (List<AddFile> b : bins) {
         List<Version> all = new ArrayList<>();
         for (AddFile a : b) {
+          RoaringBitmapArray deleted = a.deletionVector() == null ? null
+              : DeletionVectorFiles.read(writer.root(), a.deletionVector());
           try (DataFiles.RowIterator it = DataFiles.read(DataFiles.resolve(writer.root(), a.path()), layout,
-              s.version)) {
+              s.version, deleted)) {
             it.forEachRemaining(all::add);
           }
         }

@@ -6,6 +6,7 @@ import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.commit.CommitRetry;
 import io.dimstream.table.internal.commit.CommitWriter;
+import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.log.SnapshotManager;
 import io.dimstream.table.internal.log.TableState;
@@ -26,7 +27,10 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** VACUUM: deletes data files no snapshot within the retention references, between two logged commits. */
+/**
+ * VACUUM: deletes data files and deletion vector files no snapshot within the retention references, between two
+ * logged commits.
+ */
 public final class Vacuum {
   private static final Logger LOG = LoggerFactory.getLogger(Vacuum.class);
 
@@ -54,6 +58,10 @@ public final class Vacuum {
     s.adds.keySet().forEach(p -> keep.add(DataFiles.resolve(root, p).normalize()));
     s.removes.values().stream().filter(r -> r.deletionTimestamp() >= cutoff)
         .forEach(r -> keep.add(DataFiles.resolve(root, r.path()).normalize()));
+    // deletion vector files: those of live files, and those a tombstone within the retention still names
+    s.adds.values().forEach(a -> keepDv(root, a.deletionVector(), keep));
+    s.removes.values().stream().filter(r -> r.deletionTimestamp() >= cutoff)
+        .forEach(r -> keepDv(root, r.deletionVector(), keep));
     List<Path> doomed = new ArrayList<>();
     long bytes = unreferenced(root, keep, cutoff, doomed);
     Map<String, Object> startParams = new LinkedHashMap<>();
@@ -79,6 +87,12 @@ public final class Vacuum {
     appendInfoCommit("VACUUM END", Map.of("status", "COMPLETED"), endMetrics);
     LOG.info("{}: vacuum deleted {} files ({} bytes) older than {}", root, deleted.size(), bytes, retention);
     return new VacuumResult(deleted, bytes);
+  }
+
+  private static void keepDv(Path root, DeletionVectorDescriptor dv, Set<Path> keep) {
+    if (dv != null && !dv.isInline()) {
+      keep.add(dv.file(root).normalize());
+    }
   }
 
   /** Data files (never under {@code _}- or {@code .}-directories) not in {@code keep} and older than the cutoff. */
