@@ -312,6 +312,11 @@ public final class DeltaTable {
     return stats;
   }
 
+  /** Heap bytes of this instance's position index (0 before a merge-on-read commit built it). */
+  long positionIndexBytes() {
+    return positions.bytes();
+  }
+
   CommitWriter writer() {
     return writer;
   }

@@ -58,7 +58,8 @@ public final class TableBench {
     }
     if (phases.contains("buckets")) {
       for (int buckets : new int[] {16, 64, 256}) {
-        table(work, keys, keys, Map.of("dimstream.buckets", Integer.toString(buckets)),
+        table(work, keys, keys, Map.of("dimstream.buckets", Integer.toString(buckets),
+            "delta.enableDeletionVectors", "false"),
             new int[] {100, 100, 1_000, 1_000, 10_000});
       }
     }
@@ -71,7 +72,7 @@ public final class TableBench {
     return Versions.customers();
   }
 
-  private static Version row(long key, long fromGen, Long toGen) {
+  static Version row(long key, long fromGen, Long toGen) {
     return new Version(BusinessKey.of(key), Sequence.of(T0 + fromGen * HOUR),
         toGen == null ? null : Sequence.of(T0 + toGen * HOUR),
         Arrays.asList("customer-" + key + "-" + fromGen, (int) (key % 5), BigDecimal.valueOf(key % 100_000, 2),
@@ -205,20 +206,20 @@ public final class TableBench {
     delete(dir);
   }
 
-  private static long cpuMs() {
+  static long cpuMs() {
     return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1_000_000;
   }
 
-  private static double seconds(long startNanos) {
+  static double seconds(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }
 
-  private static void resetPeak() {
+  static void resetPeak() {
     System.gc();
     ManagementFactory.getMemoryPoolMXBeans().forEach(MemoryPoolMXBean::resetPeakUsage);
   }
 
-  private static long peakHeapMb() {
+  static long peakHeapMb() {
     long sum = 0;
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       if (p.getType() == MemoryType.HEAP) {
@@ -228,7 +229,7 @@ public final class TableBench {
     return sum / (1024 * 1024);
   }
 
-  private static void json(String kind, Map<String, ?> fields) {
+  static void json(String kind, Map<String, ?> fields) {
     StringBuilder sb = new StringBuilder("{\"bench\":\"").append(kind).append('"');
     fields.entrySet().stream()
         .sorted(Map.Entry.comparingByKey()).forEach(e -> {
@@ -239,7 +240,7 @@ public final class TableBench {
     OUT.println(sb.append('}'));
   }
 
-  private static void delete(Path dir) {
+  static void delete(Path dir) {
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {

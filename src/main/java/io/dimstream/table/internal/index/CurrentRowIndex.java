@@ -61,6 +61,11 @@ public final class CurrentRowIndex {
     version = state.version;
   }
 
+  /** Heap bytes of the index (0 before it is built). */
+  public synchronized long bytes() {
+    return index == null ? 0 : index.bytes();
+  }
+
   /** Forgets the index (a commit failed halfway through updating it). */
   public void invalidate() {
     index = null;

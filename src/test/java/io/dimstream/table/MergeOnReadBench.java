@@ -1,0 +1,177 @@
+package io.dimstream.table;
+
+import static io.dimstream.table.TableBench.cpuMs;
+import static io.dimstream.table.TableBench.delete;
+import static io.dimstream.table.TableBench.json;
+import static io.dimstream.table.TableBench.peakHeapMb;
+import static io.dimstream.table.TableBench.resetPeak;
+import static io.dimstream.table.TableBench.row;
+import static io.dimstream.table.TableBench.seconds;
+
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.files.DataFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * The merge-on-read benchmark (not a test; {@code bench/mor-bench.sh}). JSON lines: per table of N keys (one closed
+ * and one open version each), commits of 100 / 10k / 100k changed versions with deletion vectors, side by side with
+ * the floor (the same rows written as one plain Parquet file) and, when asked, copy-on-write; then the position
+ * index (rebuild time, bytes per million keys), compaction, and a full as-of scan before and after compaction.
+ *
+ * <p>Arguments: {@code keys,keys,... workDir [cow]}, e.g. {@code 1000000,10000000 /tmp/bench cow}.
+ */
+public final class MergeOnReadBench {
+  private static final int[] CHANGES = {100, 100, 10_000, 10_000, 100_000};
+  private static final int BUILD_CHUNK = 1_000_000;
+
+  private MergeOnReadBench() {}
+
+  public static void main(String[] args) throws IOException {
+    long[] keyCounts = Arrays.stream((args.length > 0 ? args[0] : "1000000").split(","))
+        .mapToLong(Long::parseLong).toArray();
+    Path work = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("mor-bench");
+    boolean cow = args.length > 2 && args[2].equals("cow");
+    Files.createDirectories(work);
+    json("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "maxHeapMb",
+        Runtime.getRuntime().maxMemory() >> 20, "java", System.getProperty("java.version")));
+    for (long keys : keyCounts) {
+      run(work, (int) keys, true);
+      if (cow) {
+        run(work, (int) keys, false);
+      }
+    }
+  }
+
+  private static void run(Path work, int keys, boolean dvs) {
+    String layout = dvs ? "deletionVectors" : "copyOnWrite";
+    Path dir = work.resolve("mor-" + layout + "-" + keys);
+    Path floorDir = work.resolve("floor-" + keys);
+    resetPeak();
+    DeltaTable t = DeltaTable.create(dir, Versions.customers(), Map.of("delta.checkpointInterval", "1000",
+        "delta.enableDeletionVectors", Boolean.toString(dvs)));
+    long start = System.nanoTime();
+    for (int gen = 0; gen < 2; gen++) {
+      for (int from = 0; from < keys; from += BUILD_CHUNK) {
+        List<VersionChange> chunk = new ArrayList<>();
+        for (long k = from; k < Math.min(keys, from + BUILD_CHUNK); k++) {
+          chunk.add(gen == 0 ? new VersionChange.Upsert(row(k, 0, 1L), ChangeKind.CLOSE)
+              : new VersionChange.Upsert(row(k, 1, null), ChangeKind.OPEN));
+        }
+        t.commit(chunk, Map.of(), "WRITE");
+      }
+    }
+    json("morBuild", Map.of("layout", layout, "keys", keys, "tableRows", t.latest().rowCount(), "seconds",
+        fmt(seconds(start)), "files", t.latest().fileCount(), "peakHeapMb", peakHeapMb()));
+    long[] currentGen = new long[keys];
+    Arrays.fill(currentGen, 1);
+    Random random = new Random(42);
+    long gen = 3;
+    for (int changes : CHANGES) {
+      int changedKeys = Math.min(keys, changes / 2);
+      Set<Long> picked = new LinkedHashSet<>();
+      while (picked.size() < changedKeys) {
+        picked.add((long) random.nextInt(keys));
+      }
+      List<VersionChange> batch = new ArrayList<>(changedKeys * 2);
+      List<Version> rows = new ArrayList<>(changedKeys * 2);
+      for (long k : picked) {
+        Version closed = row(k, currentGen[(int) k], gen);
+        Version open = row(k, gen, null);
+        batch.add(new VersionChange.Upsert(closed, ChangeKind.CLOSE));
+        batch.add(new VersionChange.Upsert(open, ChangeKind.OPEN));
+        rows.add(closed);
+        rows.add(open);
+        currentGen[(int) k] = gen;
+      }
+      gen++;
+      resetPeak();
+      long cpu = cpuMs();
+      start = System.nanoTime();
+      CommitResult r = t.commit(batch, Map.of("bench", gen), "MERGE");
+      double s = seconds(start);
+      long commitCpu = cpuMs() - cpu;
+      long heap = peakHeapMb();
+      rows.sort(io.dimstream.table.internal.files.ValueOrder.BY_IDENTITY);
+      start = System.nanoTime();
+      AddFile floor = DataFiles.write(floorDir, "floor-" + gen + ".parquet", rows, t.latest().layout, false,
+          CompressionCodecName.SNAPPY);
+      double floorS = seconds(start);
+      Map<String, Object> fields = new LinkedHashMap<>();
+      fields.put("layout", layout);
+      fields.put("keys", keys);
+      fields.put("changedVersions", batch.size());
+      fields.put("latencyMs", Math.round(s * 1000));
+      fields.put("cpuMs", commitCpu);
+      fields.put("rowsWritten", r.rowsWritten());
+      fields.put("filesAdded", r.filesAdded());
+      fields.put("filesRemoved", r.filesRemoved());
+      fields.put("floorMs", Math.round(floorS * 1000));
+      fields.put("floorBytes", floor.size());
+      fields.put("vsFloor", fmt(s / Math.max(floorS, 1e-3)));
+      fields.put("peakHeapMb", heap);
+      json("morCommit", fields);
+    }
+    if (dvs) {
+      json("positionIndex", Map.of("keys", keys, "bytes", t.positionIndexBytes(), "bytesPerMillionKeys",
+          t.positionIndexBytes() * 1_000_000 / keys));
+      resetPeak();
+      start = System.nanoTime();
+      DeltaTable reopened = DeltaTable.open(dir);
+      reopened.commit(List.of(), Map.of("bench", gen++), "MERGE");
+      json("positionIndexRebuild", Map.of("keys", keys, "millis", Math.round(seconds(start) * 1000), "peakHeapMb",
+          peakHeapMb()));
+      double withDvs = asOfScan(t);
+      start = System.nanoTime();
+      OptimizeResult background = t.compact(false);
+      double cycleS = seconds(start);
+      double afterCycle = asOfScan(t);
+      start = System.nanoTime();
+      OptimizeResult full = t.compact(true);
+      double fullS = seconds(start);
+      double dvFree = asOfScan(t);
+      json("morCompaction", Map.of("keys", keys, "cycleMs", Math.round(cycleS * 1000), "cycleRows",
+          background.rowsRewritten(), "fullMs", Math.round(fullS * 1000), "fullRows", full.rowsRewritten(),
+          "asOfScanWithDvsMs", Math.round(withDvs * 1000), "asOfScanAfterCycleMs", Math.round(afterCycle * 1000),
+          "asOfScanDvFreeMs", Math.round(dvFree * 1000)));
+    }
+    delete(dir);
+    delete(floorDir);
+  }
+
+  /** Seconds to read every row valid now (the whole current dimension) by our reader: the best of two runs. */
+  private static double asOfScan(DeltaTable t) {
+    return Math.min(asOfScanOnce(t), asOfScanOnce(t));
+  }
+
+  private static double asOfScanOnce(DeltaTable t) {
+    long start = System.nanoTime();
+    long n;
+    try (Stream<Version> s = t.latest().asOf(Long.MAX_VALUE - 1)) {
+      n = s.count();
+    }
+    if (n <= 0) {
+      throw new IllegalStateException("the as-of scan read no row");
+    }
+    return seconds(start);
+  }
+
+  private static String fmt(double d) {
+    return String.format(Locale.ROOT, "%.2f", d);
+  }
+}
