@@ -66,12 +66,15 @@ public final class MergeOnReadBench {
     DeltaTable t = DeltaTable.create(dir, Versions.customers(), Map.of("delta.checkpointInterval", "1000",
         "delta.enableDeletionVectors", Boolean.toString(dvs)));
     long start = System.nanoTime();
+    // closed versions of chunk c open at hour c and close at hour OPENED: each chunk's valid_from range is its own,
+    // so a chunk's new identities are pruned by the statistics of the files earlier chunks wrote
+    int chunks = (keys + BUILD_CHUNK - 1) / BUILD_CHUNK;
     for (int gen = 0; gen < 2; gen++) {
-      for (int from = 0; from < keys; from += BUILD_CHUNK) {
+      for (int c = 0; c < chunks; c++) {
         List<VersionChange> chunk = new ArrayList<>();
-        for (long k = from; k < Math.min(keys, from + BUILD_CHUNK); k++) {
-          chunk.add(gen == 0 ? new VersionChange.Upsert(row(k, 0, 1L), ChangeKind.CLOSE)
-              : new VersionChange.Upsert(row(k, 1, null), ChangeKind.OPEN));
+        for (long k = (long) c * BUILD_CHUNK; k < Math.min(keys, (long) (c + 1) * BUILD_CHUNK); k++) {
+          chunk.add(gen == 0 ? new VersionChange.Upsert(row(k, c, (long) chunks), ChangeKind.CLOSE)
+              : new VersionChange.Upsert(row(k, chunks, null), ChangeKind.OPEN));
         }
         t.commit(chunk, Map.of(), "WRITE");
       }
@@ -79,9 +82,9 @@ public final class MergeOnReadBench {
     json("morBuild", Map.of("layout", layout, "keys", keys, "tableRows", t.latest().rowCount(), "seconds",
         fmt(seconds(start)), "files", t.latest().fileCount(), "peakHeapMb", peakHeapMb()));
     long[] currentGen = new long[keys];
-    Arrays.fill(currentGen, 1);
+    Arrays.fill(currentGen, chunks);
     Random random = new Random(42);
-    long gen = 3;
+    long gen = chunks + 2L;
     for (int changes : CHANGES) {
       int changedKeys = Math.min(keys, changes / 2);
       Set<Long> picked = new LinkedHashSet<>();
