@@ -16,6 +16,7 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.Protocol;
+import io.dimstream.table.internal.files.Buckets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,6 +105,37 @@ class MergeOnReadTest {
     assertThat(sorted(KernelReader.atVersion(dir, customers(), s.version() - 1))).isEqualTo(sorted(initial));
     assertThat(s.history(BusinessKey.of(7L))).containsExactly(version(7, 0, 5L, "v7"), version(7, 5, null, "w7"));
     assertThat(s.rowCount()).isEqualTo(1002);
+  }
+
+  @Test
+  void shouldFindTheRowsOfABulkLoadedTableThroughThePositionIndex() {
+    DeltaTable table = create(Map.of("dimstream.buckets", "4"));
+    List<Version> initial = new ArrayList<>();
+    for (long k = 1; k <= 400; k++) {
+      initial.add(version(k, 0, null, "v" + k));
+    }
+    BulkLoad load = table.bulkLoad();
+    Map<Integer, List<Version>> byBucket = new TreeMap<>();
+    initial.forEach(v -> byBucket.computeIfAbsent(load.bucketOf(v.key()), b -> new ArrayList<>()).add(v));
+    byBucket.forEach(load::write);
+    load.commit("WRITE");
+    Snapshot loaded = table.latest();
+    assertThat(loaded.state.protocol).isEqualTo(Protocol.WITH_DELETION_VECTORS);
+    AddFile bucketFile = loaded.state.adds.values().stream().filter(loaded.layout::isCurrentFile).findFirst()
+        .orElseThrow();
+    int bucket = Buckets.parse(bucketFile.path(), load.buckets());
+    long key = initial.stream().filter(v -> load.bucketOf(v.key()) == bucket).findFirst()
+        .map(v -> (Long) v.key().values().get(0)).orElseThrow();
+
+    table.commit(change(key, 5), Map.of(), "MERGE");
+
+    Snapshot s = table.latest();
+    AddFile marked = live(s, bucketFile.path());
+    assertThat(marked).as("the bulk-loaded file stays, its replaced row marked").isNotNull();
+    assertThat(marked.deletionVector().cardinality()).isEqualTo(1);
+    List<Version> expected = expectedAfterChange(initial, List.of(key), 5);
+    assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
   }
 
   @Test
