@@ -26,11 +26,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code dimstream table history|optimize|vacuum|verify}: maintenance and checks of a dimension's Delta table. */
+/** {@code dimstream table history|optimize|vacuum|verify|upgrade}: maintenance and checks of a dimension's Delta table. */
 @Command(name = "table", mixinStandardHelpOptions = true,
     description = "Shows, maintains and checks a dimension's Delta table.",
     subcommands = {TableCommand.History.class, TableCommand.Optimize.class, TableCommand.Vacuum.class,
-        TableCommand.Verify.class},
+        TableCommand.Verify.class, TableCommand.Upgrade.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:done", "1:the table is missing or unreadable, or verify found broken invariants",
         "2:bad usage"})
@@ -116,6 +116,29 @@ final class TableCommand implements Runnable {
             r.filesRemoved(), r.filesAdded(), r.rowsRewritten());
       } else {
         out.printf("Nothing to optimize at table version %d%n", r.version());
+      }
+      return QueryCli.OK;
+    }
+  }
+
+  @Command(name = "upgrade",
+      description = "Moves a copy-on-write table to merge-on-read with deletion vectors (Delta protocol reader 3 / "
+          + "writer 7) in one commit. Readers without deletion-vector support cannot read it afterwards.",
+      exitCodeListHeading = "%nExit codes:%n",
+      exitCodeList = {"0:done (also when the table already uses deletion vectors)",
+          "1:the table is missing or unreadable, or another newer protocol governs it", "2:bad usage"})
+  static final class Upgrade extends Base {
+    @Option(names = "--deletion-vectors", required = true,
+        description = "Enable deletion vectors (the only upgrade there is; required so the intent is explicit).")
+    boolean deletionVectors;
+
+    @Override
+    int run(VersionTable t, PrintWriter out) {
+      DeltaTable d = delta(t);
+      if (d.upgradeToDeletionVectors()) {
+        out.printf("Upgraded: table version %d uses deletion vectors (reader 3 / writer 7)%n", d.latest().version());
+      } else {
+        out.printf("Nothing to upgrade: table version %d already uses deletion vectors%n", d.latest().version());
       }
       return QueryCli.OK;
     }

@@ -3,6 +3,7 @@ package io.dimstream.compactor;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.SizePolicy;
 import io.dimstream.model.VersionChange;
+import io.dimstream.table.CommitStateUnknownException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -126,6 +127,7 @@ public final class Compactor implements Runnable, AutoCloseable {
         if (!batch.isEmpty() && (due || batch.records() >= maxRecords)) {
           lease.renew();
           commit(c, batch);
+          maintain();
           batchStarted = clock.millis();
         } else if (due) {
           lease.renew();
@@ -211,6 +213,22 @@ public final class Compactor implements Runnable, AutoCloseable {
     commits.incrementAndGet();
     lastCommitMillis = clock.millis();
     batch.clear();
+  }
+
+  /** One bounded compaction cycle after a commit; a failure is logged and retried after the next commit. */
+  private void maintain() {
+    long started = System.nanoTime();
+    try {
+      String summary = table.maintain();
+      if (summary != null) {
+        LOG.info("{} compaction: {} ({} ms)", tablePath, summary, (System.nanoTime() - started) / 1_000_000);
+      }
+    } catch (CommitStateUnknownException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // compaction changes no rows: the next cycle retries it, the stream of commits must not stop for it
+      LOG.warn("{}: compaction cycle failed, retried after the next commit: {}", tablePath, e.toString());
+    }
   }
 
   private void seekToTableOffsets(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> partitions) {

@@ -20,6 +20,16 @@ public interface TableSink {
    */
   String commit(List<VersionChange> changes, Map<String, Long> txns);
 
+  /**
+   * Bounded background maintenance between two commits (for a merge-on-read table: one compaction cycle of files with
+   * many deleted rows); readers see the same rows before and after.
+   *
+   * @return a one-line summary for the log, or null when there was nothing to do
+   */
+  default String maintain() {
+    return null;
+  }
+
   /** The table's latest version, -1 before the first commit. */
   long latestVersion();
 }

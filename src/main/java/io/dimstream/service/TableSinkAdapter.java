@@ -6,6 +6,7 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.TxnOverlapException;
 import java.util.List;
 import java.util.Locale;
@@ -47,6 +48,13 @@ public final class TableSinkAdapter implements TableSink {
     }
     return String.format(Locale.ROOT, "table version %d: +%d inserted ~%d updated -%d deleted, %d files added, %d removed",
         r.version(), r.rowsInserted(), r.rowsUpdated(), r.rowsDeleted(), r.filesAdded(), r.filesRemoved());
+  }
+
+  @Override
+  public String maintain() {
+    OptimizeResult r = table.compact(false);
+    return r.committed() ? String.format(Locale.ROOT, "table version %d: compacted %d files into %d (%d rows)",
+        r.version(), r.filesRemoved(), r.filesAdded(), r.rowsRewritten()) : null;
   }
 
   @Override

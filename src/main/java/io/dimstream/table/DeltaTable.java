@@ -7,17 +7,20 @@ import io.dimstream.table.internal.commit.BulkLoadCommit;
 import io.dimstream.table.internal.commit.ChangeCommit;
 import io.dimstream.table.internal.commit.CommitRetry;
 import io.dimstream.table.internal.commit.CommitWriter;
+import io.dimstream.table.internal.commit.ProtocolUpgrade;
 import io.dimstream.table.internal.commit.SchemaEvolution;
 import io.dimstream.table.internal.commit.TableCreation;
 import io.dimstream.table.internal.files.FileStats;
 import io.dimstream.table.internal.files.LayoutCache;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.log.DeltaLog;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.SnapshotManager;
 import io.dimstream.table.internal.log.TableState;
 import io.dimstream.table.internal.maintenance.Checkpointer;
+import io.dimstream.table.internal.maintenance.DeletionVectorCompaction;
 import io.dimstream.table.internal.maintenance.Optimizer;
 import io.dimstream.table.internal.maintenance.Vacuum;
 import java.nio.file.Path;
@@ -32,9 +35,13 @@ import java.util.Objects;
  * reader opens as it is. The table is self-describing: the dimension's key, sequence, attribute columns and output
  * names are stored in {@code metaData.configuration["dimstream.spec"]}, so {@link #open(Path)} needs nothing else.
  *
- * <p>Layout: partitioned by {@code is_current}; open versions live in {@code dimstream.buckets} hash buckets of the
- * key (one file per bucket, rewritten copy-on-write when a key of the bucket changes); closed versions are appended
- * as new files and rewritten only when a change touches one of their identities.
+ * <p>Layout: partitioned by {@code is_current}. New tables are merge-on-read (protocol reader 3 / writer 7 with
+ * deletion vectors): a commit writes its new rows to new files and marks the rows they replace as deleted with a
+ * deletion vector on the file that holds them; {@link #compact} rewrites files with many deleted rows. With
+ * {@code delta.enableDeletionVectors=false} the table is copy-on-write (protocol 1 / 2): open versions live in
+ * {@code dimstream.buckets} hash buckets of the key (one file per bucket, rewritten when a key of the bucket
+ * changes); closed versions are appended as new files and rewritten only when a change touches one of their
+ * identities.
  *
  * <p>Thread safety: an instance may be shared; commits from several instances or processes on the same path are
  * serialized by put-if-absent of the next commit file, the loser re-plans on the new snapshot.
@@ -48,6 +55,7 @@ public final class DeltaTable {
   private final Checkpointer checkpointer;
   private final CommitWriter writer;
   private final CommitRetry retry;
+  private final CurrentRowIndex positions;
 
   private DeltaTable(Path root, TableOptions options, TableState state) {
     DeltaLog log = new DeltaLog(root);
@@ -58,6 +66,7 @@ public final class DeltaTable {
     this.checkpointer = new Checkpointer(log);
     this.writer = new CommitWriter(snapshots, options.clock(), checkpointer::writeIfDue);
     this.retry = new CommitRetry(log, options);
+    this.positions = new CurrentRowIndex(root);
   }
 
   /** Creates a table for {@code spec} at {@code path} with default {@link TableOptions}. */
@@ -66,10 +75,12 @@ public final class DeltaTable {
   }
 
   /**
-   * Creates a new, empty table: version 0 holds protocol (reader 1, writer 2), metaData (schema, partition column
+   * Creates a new, empty table: version 0 holds protocol (reader 3 / writer 7 with {@code deletionVectors}, or
+   * reader 1 / writer 2 with {@code delta.enableDeletionVectors=false}), metaData (schema, partition column
    * {@code is_current}, configuration = {@code properties} plus {@code dimstream.spec}) and commitInfo.
    *
-   * @param properties table properties, e.g. {@code dimstream.buckets} (default 64), {@code dimstream.codec}
+   * @param properties table properties, e.g. {@code delta.enableDeletionVectors} (default true),
+   *                   {@code dimstream.buckets} (default 64, copy-on-write only), {@code dimstream.codec}
    *                   (zstd|snappy), {@code delta.checkpointInterval} (default 10); may be empty, not null
    * @throws TableException when the directory already holds a table, or a property is invalid
    */
@@ -180,7 +191,7 @@ public final class DeltaTable {
 
   /** Starts a single-attempt transaction on the latest snapshot. */
   public Transaction startTransaction() {
-    return new Transaction(new ChangeCommit(writer, stats), latest());
+    return new Transaction(new ChangeCommit(writer, stats, positions), latest());
   }
 
   /**
@@ -232,9 +243,36 @@ public final class DeltaTable {
    */
   public OptimizeResult optimize() {
     Optimizer optimizer = new Optimizer(writer, stats);
-    return retry.run(attempt -> {
+    OptimizeResult dvs = ChangeCommit.mergeOnRead(latest().state) ? compact(true) : null;
+    OptimizeResult small = retry.run(attempt -> {
       Snapshot s = latest();
       return optimizer.optimize(s.state, s.layout);
+    });
+    if (dvs == null || !dvs.committed()) {
+      return small;
+    }
+    return small.committed() ? new OptimizeResult(small.version(), true, dvs.filesRemoved() + small.filesRemoved(),
+        dvs.filesAdded() + small.filesAdded(), dvs.rowsRewritten() + small.rowsRewritten()) : dvs;
+  }
+
+  /**
+   * Compaction of a merge-on-read table (deletion vectors): rewrites the files whose deleted fraction reaches
+   * {@code dimstream.compaction.deletedFraction} (default 0.3) and merges files with fewer live rows than
+   * {@code dimstream.compaction.smallFileRows} (default 20000), dropping their deletion vectors, in one
+   * {@code OPTIMIZE} commit with {@code dataChange = false}. Rows are unchanged. With {@code all == false} (the
+   * compactor's background cycle) it rewrites at most {@code dimstream.compaction.rowsPerCycle} rows (default
+   * 500000); with {@code all} every such file. A copy-on-write table has nothing to compact.
+   *
+   * @return the commit made, or {@code committed == false} when nothing passed a threshold
+   */
+  public OptimizeResult compact(boolean all) {
+    DeletionVectorCompaction compaction = new DeletionVectorCompaction(writer, stats, positions);
+    return retry.run(attempt -> {
+      Snapshot s = latest();
+      if (!ChangeCommit.mergeOnRead(s.state)) {
+        return new OptimizeResult(s.version(), false, 0, 0, 0);
+      }
+      return compaction.compact(s.state, s.layout, all);
     });
   }
 
@@ -249,6 +287,21 @@ public final class DeltaTable {
    */
   public VacuumResult vacuum(Duration retention) {
     return new Vacuum(snapshots, writer, retry, options.clock()).vacuum(latest().state, retention);
+  }
+
+  /**
+   * Moves a copy-on-write table to merge-on-read: one commit sets protocol reader 3 / writer 7 with the
+   * {@code deletionVectors} feature and {@code delta.enableDeletionVectors=true}. Existing files stay as they are;
+   * later commits mark replaced rows with deletion vectors. Readers that cannot apply deletion vectors can no longer
+   * read the table afterwards.
+   *
+   * @return false when the table already uses deletion vectors (nothing is written)
+   * @throws TableException when the table is governed by another protocol above reader 1 / writer 2 (written by an
+   *     engine with other table features); the upgrade never lowers a protocol
+   */
+  public boolean upgradeToDeletionVectors() {
+    ProtocolUpgrade upgrade = new ProtocolUpgrade(writer);
+    return retry.run(attempt -> upgrade.upgrade(latest().state));
   }
 
   /** Writes a checkpoint of the latest version now (normally written every {@code delta.checkpointInterval} commits). */
@@ -268,6 +321,11 @@ public final class DeltaTable {
 
   StatsCache statsCache() {
     return stats;
+  }
+
+  /** Heap bytes of this instance's position index (0 before a merge-on-read commit built it). */
+  long positionIndexBytes() {
+    return positions.bytes();
   }
 
   CommitWriter writer() {

@@ -7,8 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dimstream.model.Version;
 import io.dimstream.query.QueryFixtures;
 import io.dimstream.query.QueryTables;
+import io.dimstream.table.DeltaTable;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,6 +86,20 @@ class TableCommandTest {
 
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("cannot read '30 days' as a duration").contains("30d").contains("P7D");
+  }
+
+  @Test
+  void shouldUpgradeACopyOnWriteTableToDeletionVectorsOnce() {
+    Path t = dir.resolve("t");
+    DeltaTable.create(t, CUSTOMERS, Map.of("delta.enableDeletionVectors", "false"));
+    QueryCommandTest.Run first = table("upgrade", "--table", t.toString(), "--deletion-vectors");
+    assertThat(first.code()).as(first.err()).isZero();
+    assertThat(first.out()).startsWith("Upgraded: table version 1 uses deletion vectors");
+    assertThat(DeltaTable.open(t).properties()).containsEntry("delta.enableDeletionVectors", "true");
+    QueryCommandTest.Run again = table("upgrade", "--table", t.toString(), "--deletion-vectors");
+    assertThat(again.code()).isZero();
+    assertThat(again.out()).startsWith("Nothing to upgrade: table version 1");
+    assertThat(table("upgrade", "--table", t.toString()).code()).as("the flag is required").isEqualTo(2);
   }
 
   @Test

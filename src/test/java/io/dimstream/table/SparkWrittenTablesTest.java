@@ -11,6 +11,7 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.fixtures.SparkWrittenTables;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
+import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.Checkpoints;
 import io.dimstream.table.internal.log.DeltaLog;
@@ -129,11 +130,17 @@ class SparkWrittenTablesTest {
   @Test
   void shouldRefuseToVacuumATableWhoseWriterFeaturesItDoesNotImplementAndDeleteNothing() throws IOException {
     Path copy = copy("dv-delete");
+    DeltaTable table = DeltaTable.open(copy);
+    // Spark's own protocol (deletionVectors, invariants, appendOnly) is one dimstream writes; another engine then
+    // enables a writer feature dimstream does not implement
+    TableState s = table.latest().state;
+    table.writer().write(s.version + 1, List.of(new Protocol(3, 7, List.of(Protocol.DELETION_VECTORS),
+        List.of(Protocol.DELETION_VECTORS, "invariants", "appendOnly", "changeDataFeed"))),
+        table.writer().timestampAfter(s), List.of(), s);
     List<Path> before;
     try (Stream<Path> files = Files.walk(copy)) {
       before = files.filter(Files::isRegularFile).sorted().toList();
     }
-    DeltaTable table = DeltaTable.open(copy);
     assertThatThrownBy(() -> table.vacuum(java.time.Duration.ZERO)).isInstanceOf(TableException.class)
         .hasMessageContaining("writer version 7").hasMessageContaining("nothing was changed")
         .hasMessageContaining("Fix:");
@@ -142,6 +149,20 @@ class SparkWrittenTablesTest {
     }
     assertThat(rows(table.spec(), scan(DeltaTable.open(copy).latest())))
         .containsExactlyInAnyOrderElementsOf(expectedRows("dv-delete"));
+  }
+
+  @Test
+  void shouldVacuumATableSparkMovedToDeletionVectorsAndKeepEveryFileItsRowsNeed() throws IOException {
+    Path copy = copy("dv-delete");
+    DeltaTable table = DeltaTable.open(copy);
+    assertThat(table.latest().state.protocol.writerFeatures())
+        .containsExactlyInAnyOrder(Protocol.DELETION_VECTORS, "invariants", "appendOnly");
+    table.vacuum(java.time.Duration.ZERO);
+    DeltaTable reopened = DeltaTable.open(copy);
+    List<String> expected = expectedRows("dv-delete");
+    assertThat(rows(reopened.spec(), scan(reopened.latest()))).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(rows(reopened.spec(), KernelReader.latest(copy, reopened.spec())))
+        .containsExactlyInAnyOrderElementsOf(expected);
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import net.jqwik.api.Arbitraries;
@@ -28,7 +29,8 @@ import net.jqwik.api.Provide;
 
 /**
  * Any sequence of batches of upserts and retractions leaves the table holding exactly the last change per identity
- * (a map model), read alike by our reader and by Delta Kernel, whatever the layout (buckets, checkpoints).
+ * (a map model), read alike by our reader and by Delta Kernel at every version, whatever the layout (buckets,
+ * checkpoints, merge-on-read with deletion vectors and their compaction, or copy-on-write).
  */
 class TableModelProperties {
   record Change(long key, long fromHour, Long toHour, String name, boolean retract) {}
@@ -45,14 +47,16 @@ class TableModelProperties {
     return change.list().ofMinSize(0).ofMaxSize(8).list().ofMinSize(1).ofMaxSize(6);
   }
 
-  @Property(tries = 12)
+  @Property(tries = 24)
   void tableEqualsLastChangePerIdentity(@ForAll("batches") List<List<Change>> batches,
-      @ForAll("bucketCounts") int buckets) throws IOException {
+      @ForAll("bucketCounts") int buckets, @ForAll boolean deletionVectors) throws IOException {
     Path dir = Files.createTempDirectory("table-model");
     try {
       DeltaTable table = DeltaTable.create(dir, customers(),
-          Map.of("dimstream.buckets", Integer.toString(buckets), "delta.checkpointInterval", "2"));
+          Map.of("dimstream.buckets", Integer.toString(buckets), "delta.checkpointInterval", "2",
+              "delta.enableDeletionVectors", Boolean.toString(deletionVectors)));
       VersionsById model = new VersionsById();
+      Map<Long, List<Version>> modelAt = new LinkedHashMap<>();
       long txn = 0;
       for (List<Change> batch : batches) {
         List<VersionChange> changes = new ArrayList<>();
@@ -67,7 +71,17 @@ class TableModelProperties {
           }
         }
         model.apply(changes);
-        table.commit(changes, Map.of("app", ++txn), "MERGE");
+        CommitResult r = table.commit(changes, Map.of("app", ++txn), "MERGE");
+        modelAt.put(r.version(), model.sorted());
+        if (deletionVectors && txn % 3 == 0) {
+          table.compact(true);
+          modelAt.put(table.latest().version(), model.sorted());
+        }
+      }
+      // every version, from a checkpoint or from JSON commits, reads as the model did after that commit
+      for (Map.Entry<Long, List<Version>> e : modelAt.entrySet()) {
+        assertThat(sorted(KernelReader.atVersion(dir, customers(), e.getKey()))).isEqualTo(e.getValue());
+        assertThat(scan(table.snapshotAt(e.getKey()))).isEqualTo(e.getValue());
       }
       List<Version> expected = model.sorted();
       assertThat(scan(table.latest())).isEqualTo(expected);

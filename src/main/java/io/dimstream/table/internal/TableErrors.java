@@ -6,6 +6,7 @@ import io.dimstream.table.CommitStateUnknownException;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableException;
 import io.dimstream.table.TxnOverlapException;
+import io.dimstream.table.internal.actions.Protocol;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,11 +84,14 @@ public final class TableErrors {
         + "Fix: read this table with an engine that supports its protocol (e.g. Spark with Delta Lake).");
   }
 
-  public static TableException unwritableProtocol(Path root, int reader, int writer) {
-    return new TableException(root + ": the table is at Delta reader version " + reader + " / writer version "
-        + writer + "; dimstream reads it but writes (commits, optimize, vacuum) only tables at writer version 2 "
-        + "or lower, without table features, so nothing was changed. Fix: run this maintenance with an engine "
-        + "that supports the table's protocol (e.g. Spark with Delta Lake), or write the dimension to a new table.");
+  public static TableException unwritableProtocol(Path root, Protocol p, Collection<String> supported) {
+    String features = p.writerFeatures() == null ? "" : " with writer features " + new TreeSet<>(p.writerFeatures());
+    return new TableException(root + ": the table is at Delta reader version " + p.minReaderVersion()
+        + " / writer version " + p.minWriterVersion() + features + "; dimstream reads it but writes (commits, "
+        + "optimize, vacuum) only tables at writer version 2 or lower, or at writer version 7 with only the writer "
+        + "features " + new TreeSet<>(supported) + ", so nothing was changed. Fix: run this maintenance with an "
+        + "engine that supports the table's protocol (e.g. Spark with Delta Lake), or write the dimension to a new "
+        + "table.");
   }
 
   public static TableException unsupportedReaderFeatures(Path root, Collection<String> unsupported,
@@ -96,6 +100,14 @@ public final class TableErrors {
         + ", which dimstream does not implement (it reads " + new TreeSet<>(supported) + "); reading it anyway "
         + "could return wrong rows. Fix: read the table with an engine that supports these features (e.g. Spark "
         + "with Delta Lake), or write the dimension to a table without them.");
+  }
+
+  public static TableException protocolTooNew(Path root, Protocol p) {
+    return new TableException(root + ": cannot upgrade the table to deletion vectors: it already uses Delta reader "
+        + "version " + p.minReaderVersion() + " / writer version " + p.minWriterVersion() + " with features "
+        + p.readerFeatures() + " / " + p.writerFeatures() + ", which a newer protocol governs and an upgrade "
+        + "must never lower. Fix: nothing to do if the features include 'deletionVectors'; otherwise the table "
+        + "was upgraded by another engine with features dimstream does not support, and must stay with it.");
   }
 
   public static TableException notADimensionTable(Path root) {

@@ -24,6 +24,21 @@ public final class TableProperties {
   public static final String TOMBSTONE_RETENTION = "delta.deletedFileRetentionDuration";
   public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(7);
 
+  /**
+   * Merge-on-read with deletion vectors ({@code true}, the default of new tables: protocol reader 3 / writer 7) or
+   * copy-on-write of hash buckets ({@code false}: protocol 1 / 2, for readers that cannot apply deletion vectors).
+   */
+  public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
+  /** A file whose deleted rows reach this fraction of its rows is rewritten by compaction. */
+  public static final String COMPACTION_DELETED_FRACTION = "dimstream.compaction.deletedFraction";
+  public static final double DEFAULT_COMPACTION_DELETED_FRACTION = 0.3;
+  /** A file with fewer live rows than this is merged with others by compaction (current partition). */
+  public static final String COMPACTION_SMALL_FILE_ROWS = "dimstream.compaction.smallFileRows";
+  public static final long DEFAULT_COMPACTION_SMALL_FILE_ROWS = 20_000;
+  /** Rows the background compaction rewrites at most per cycle (bounded work between commits). */
+  public static final String COMPACTION_ROWS_PER_CYCLE = "dimstream.compaction.rowsPerCycle";
+  public static final long DEFAULT_COMPACTION_ROWS_PER_CYCLE = 500_000;
+
   private static final Pattern INTERVAL =
       Pattern.compile("\\s*interval\\s+(\\d+)\\s+(second|minute|hour|day|week)s?\\s*", Pattern.CASE_INSENSITIVE);
 
@@ -57,6 +72,40 @@ public final class TableProperties {
 
   public static long targetFileRows(Map<String, String> conf) {
     return positive(conf, TARGET_FILE_ROWS, DEFAULT_TARGET_FILE_ROWS);
+  }
+
+  /** Whether the property asks for deletion vectors; absent means yes for a new table. */
+  public static boolean deletionVectorsEnabled(Map<String, String> conf) {
+    String v = conf.getOrDefault(ENABLE_DELETION_VECTORS, "true").trim().toLowerCase(Locale.ROOT);
+    return switch (v) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw TableErrors.badProperty(ENABLE_DELETION_VECTORS, v, "true or false");
+    };
+  }
+
+  public static double compactionDeletedFraction(Map<String, String> conf) {
+    String v = conf.get(COMPACTION_DELETED_FRACTION);
+    if (v == null) {
+      return DEFAULT_COMPACTION_DELETED_FRACTION;
+    }
+    try {
+      double d = Double.parseDouble(v.trim());
+      if (d > 0 && d <= 1) {
+        return d;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw TableErrors.badProperty(COMPACTION_DELETED_FRACTION, v, "a fraction above 0 and at most 1, e.g. 0.3");
+  }
+
+  public static long compactionSmallFileRows(Map<String, String> conf) {
+    return positive(conf, COMPACTION_SMALL_FILE_ROWS, DEFAULT_COMPACTION_SMALL_FILE_ROWS);
+  }
+
+  public static long compactionRowsPerCycle(Map<String, String> conf) {
+    return positive(conf, COMPACTION_ROWS_PER_CYCLE, DEFAULT_COMPACTION_ROWS_PER_CYCLE);
   }
 
   public static int checkpointInterval(Map<String, String> conf) {

@@ -24,6 +24,11 @@ public record AddFile(String path, Map<String, String> partitionValues, long siz
     return new AddFile(path, partitionValues, size, modificationTime, change, stats, deletionVector);
   }
 
+  /** The same file with another deletion vector and statistics (re-added with {@code dataChange: true}). */
+  public AddFile withDeletionVector(DeletionVectorDescriptor dv, String newStats) {
+    return new AddFile(path, partitionValues, size, modificationTime, true, newStats, dv);
+  }
+
   /** The remove of this file, carrying its deletion vector as the protocol asks. */
   public RemoveFile remove(long deletionTimestamp, boolean change) {
     return new RemoveFile(path, deletionTimestamp, change, partitionValues, size, deletionVector);

@@ -3,17 +3,20 @@ package io.dimstream.table.internal.actions;
 import java.util.List;
 
 /**
- * The {@code protocol} action. dimstream creates reader 1 / writer 2 tables (no table features); tables at reader 3
- * / writer 7 list their features by name.
+ * The {@code protocol} action. Table features (the lists) exist only from reader 3 / writer 7; below that they are
+ * null. dimstream writes reader 1 / writer 2 for copy-on-write tables and reader 3 / writer 7 with
+ * {@code deletionVectors} for merge-on-read tables.
  *
  * @param readerFeatures the reader features (reader version 3); null when the action has none (older versions)
  * @param writerFeatures the writer features (writer version 7); null when the action has none
  */
 public record Protocol(int minReaderVersion, int minWriterVersion, List<String> readerFeatures,
     List<String> writerFeatures) implements Action {
-  public static final Protocol DEFAULT = new Protocol(1, 2);
-  /** The reader feature of deletion vectors, as the protocol names it. */
+  /** The reader and writer feature of deletion vectors, as the protocol names it. */
   public static final String DELETION_VECTORS = "deletionVectors";
+  public static final Protocol DEFAULT = new Protocol(1, 2);
+  public static final Protocol WITH_DELETION_VECTORS =
+      new Protocol(3, 7, List.of(DELETION_VECTORS), List.of(DELETION_VECTORS));
 
   public Protocol {
     readerFeatures = readerFeatures == null ? null : List.copyOf(readerFeatures);
@@ -28,5 +31,16 @@ public record Protocol(int minReaderVersion, int minWriterVersion, List<String> 
   /** The reader features, empty when there are none. */
   public List<String> readerFeatureList() {
     return readerFeatures == null ? List.of() : readerFeatures;
+  }
+
+  /** The writer features, empty when there are none. */
+  public List<String> writerFeatureList() {
+    return writerFeatures == null ? List.of() : writerFeatures;
+  }
+
+  /** Whether readers must apply deletion vectors and writers may write them (the feature is listed for both). */
+  public boolean supportsDeletionVectors() {
+    return minReaderVersion >= 3 && readerFeatureList().contains(DELETION_VECTORS)
+        && minWriterVersion >= 7 && writerFeatureList().contains(DELETION_VECTORS);
   }
 }

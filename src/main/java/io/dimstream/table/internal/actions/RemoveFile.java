@@ -20,7 +20,7 @@ public record RemoveFile(String path, long deletionTimestamp, boolean dataChange
     this(path, deletionTimestamp, dataChange, partitionValues, size, null);
   }
 
-  /** The removed file's identity in log replay: its path plus its deletion vector's unique id. */
+  /** The removed file's identity in log replay (and its tombstone's key): its path plus its deletion vector's id. */
   public String fileId() {
     return FileIds.of(path, deletionVector);
   }

@@ -9,6 +9,9 @@ import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.actions.SetTransaction;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.TableProperties;
+import io.dimstream.table.internal.index.CurrentRowIndex;
+import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
 import java.util.ArrayList;
@@ -21,10 +24,23 @@ import java.util.TreeMap;
 public final class ChangeCommit {
   private final CommitWriter writer;
   private final StatsCache stats;
+  private final CurrentRowIndex index;
 
-  public ChangeCommit(CommitWriter writer, StatsCache stats) {
+  /** {@code index} serves merge-on-read tables (deletion vectors); copy-on-write tables do not use it. */
+  public ChangeCommit(CommitWriter writer, StatsCache stats, CurrentRowIndex index) {
     this.writer = writer;
     this.stats = stats;
+    this.index = index;
+  }
+
+  /**
+   * Whether commits on {@code state} go merge-on-read: the protocol has deletion vectors and the property wants them,
+   * or a live file still carries one (copy-on-write would read its deleted rows back).
+   */
+  public static boolean mergeOnRead(TableState state) {
+    return state.protocol.supportsDeletionVectors()
+        && (TableProperties.deletionVectorsEnabled(state.metadata.configuration())
+            || state.adds.values().stream().anyMatch(a -> a.deletionVector() != null));
   }
 
   /**
@@ -52,6 +68,11 @@ public final class ChangeCommit {
       throw TableErrors.txnOverlap(writer.root(), state.version, markers, overlapping);
     }
     LogReplay.checkWritable(writer.root(), state);
+    if (mergeOnRead(state)) {
+      synchronized (index) {
+        return commitMergeOnRead(state, layout, changes, markers, operation, attempt, start);
+      }
+    }
     CommitPlanner planner = new CommitPlanner(writer.root(), state, layout, stats);
     CommitPlan plan;
     try {
@@ -60,6 +81,37 @@ public final class ChangeCommit {
       writer.deleteWritten(planner.written());
       throw e;
     }
+    return write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),
+        new TableState[1]);
+  }
+
+  private CommitResult commitMergeOnRead(TableState state, TableLayout layout, List<VersionChange> changes,
+      Map<String, Long> markers, String operation, int attempt, long start) {
+    PositionIndex positions = index.at(state, layout);
+    MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions);
+    CommitPlan plan;
+    try {
+      plan = planner.plan(CommitPlanner.lastPerIdentity(writer.root(), layout, changes));
+    } catch (RuntimeException e) {
+      writer.deleteWritten(planner.written());
+      throw e;
+    }
+    TableState[] after = new TableState[1];
+    CommitResult result = write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),
+        after);
+    try {
+      planner.applyTo(positions);
+      index.committed(after[0], layout);
+    } catch (RuntimeException e) {
+      index.invalidate();
+      throw e;
+    }
+    return result;
+  }
+
+  private CommitResult write(TableState state, TableLayout layout, List<VersionChange> changes,
+      Map<String, Long> markers, String operation, int attempt, long start, CommitPlan plan, List<AddFile> written,
+      TableState[] after) {
     long now = writer.timestampAfter(state);
     List<Action> actions = new ArrayList<>();
     for (AddFile r : plan.removed()) {
@@ -78,11 +130,15 @@ public final class ChangeCommit {
     metrics.put("numTargetFilesRemoved", Integer.toString(plan.removed().size()));
     metrics.put("numTargetBytesAdded", Long.toString(plan.added().stream().mapToLong(AddFile::size).sum()));
     metrics.put("numTargetBytesRemoved", Long.toString(plan.removed().stream().mapToLong(AddFile::size).sum()));
+    metrics.put("numTargetDeletionVectorsAdded", Long.toString(plan.added().stream()
+        .filter(a -> a.deletionVector() != null).count()));
+    metrics.put("numTargetDeletionVectorsRemoved", Long.toString(plan.removed().stream()
+        .filter(a -> a.deletionVector() != null).count()));
     metrics.put("executionTimeMs", Long.toString(elapsedMs(start)));
     actions.add(0, CommitInfo.of(now, operation, Map.of("predicate", layout.identityPredicate()), metrics,
         state.version, actions.size()).serializable());
     long version = state.version + 1;
-    writer.write(version, actions, now, planner.written(), state);
+    after[0] = writer.write(version, actions, now, written, state);
     return new CommitResult(version, true, plan.inserted(), plan.updated(), plan.deleted(), plan.outputRows(),
         plan.added().size(), plan.removed().size(), attempt, elapsedMs(start));
   }

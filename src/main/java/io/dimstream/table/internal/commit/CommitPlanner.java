@@ -75,11 +75,7 @@ public final class CommitPlanner {
    * identity of a change, or when its rows must move (files another engine left unbucketed).
    */
   public CommitPlan plan(List<VersionChange> changes) {
-    Map<VersionId, VersionChange> last = new LinkedHashMap<>();
-    for (VersionChange c : changes) {
-      VersionChange n = normalize(c);
-      last.put(VersionId.of(n), n);
-    }
+    Map<VersionId, VersionChange> last = lastPerIdentity(root, layout, changes);
     Map<Integer, List<Map.Entry<VersionId, VersionChange>>> byBucket = new HashMap<>();
     for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
       byBucket.computeIfAbsent(Buckets.of(e.getKey().key(), buckets), x -> new ArrayList<>()).add(e);
@@ -322,8 +318,18 @@ public final class CommitPlanner {
     }
   }
 
+  /** The changes checked and normalised ({@link #normalize}), the last one per identity, in first-seen order. */
+  static Map<VersionId, VersionChange> lastPerIdentity(Path root, TableLayout layout, List<VersionChange> changes) {
+    Map<VersionId, VersionChange> last = new LinkedHashMap<>();
+    for (VersionChange c : changes) {
+      VersionChange n = normalize(root, layout, c);
+      last.put(VersionId.of(n), n);
+    }
+    return last;
+  }
+
   /** Checks a change against the table's shape and gives its key the column types. */
-  private VersionChange normalize(VersionChange c) {
+  static VersionChange normalize(Path root, TableLayout layout, VersionChange c) {
     int parts = layout.validFromColumns.size();
     BusinessKey key = layout.normalizeKey(c.key());
     if (c.validFrom() == null || c.validFrom().size() != parts) {

@@ -17,7 +17,10 @@ import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Writes version 0 of a new table: protocol, metaData with the stored spec, and commitInfo. */
+/**
+ * Writes version 0 of a new table: protocol (reader 3 / writer 7 with deletion vectors, or 1 / 2 when
+ * {@code delta.enableDeletionVectors=false}), metaData with the stored spec, and commitInfo.
+ */
 public final class TableCreation {
   private static final Logger LOG = LoggerFactory.getLogger(TableCreation.class);
 
@@ -40,12 +43,18 @@ public final class TableCreation {
     TableProperties.checkpointInterval(conf);
     TableProperties.tombstoneRetention(conf);
     TableProperties.targetFileRows(conf);
+    TableProperties.compactionDeletedFraction(conf);
+    TableProperties.compactionSmallFileRows(conf);
+    TableProperties.compactionRowsPerCycle(conf);
+    boolean dvs = TableProperties.deletionVectorsEnabled(conf);
+    conf.put(TableProperties.ENABLE_DELETION_VECTORS, Boolean.toString(dvs));
+    Protocol protocol = dvs ? Protocol.WITH_DELETION_VECTORS : Protocol.DEFAULT;
     TableLayout layout = new TableLayout(spec);
     Metadata md = new Metadata(UUID.randomUUID().toString(), spec.name(), layout.deltaSchemaString(),
         layout.partitionColumns(), conf, now);
     CommitInfo info = CommitInfo.of(now, "CREATE TABLE",
         Map.of("partitionBy", "[\"" + layout.current.column() + "\"]"), Map.of(), null, 2);
-    List<String> lines = List.of(ActionCodec.toJson(info), ActionCodec.toJson(Protocol.DEFAULT),
+    List<String> lines = List.of(ActionCodec.toJson(info), ActionCodec.toJson(protocol),
         ActionCodec.toJson(md));
     if (!log.putIfAbsent(0, lines, now)) {
       throw TableErrors.alreadyExists(log.root);

@@ -19,6 +19,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.avro.AvroReadSupport;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -77,9 +78,20 @@ public final class DataFiles {
    * are skipped. Close it when done. Errors name the data file or the deletion vector.
    */
   public static RowIterator read(Path root, AddFile file, TableLayout layout, long tableVersion) {
-    RoaringBitmapArray deleted = file.deletionVector() == null ? null
-        : DeletionVectorFiles.read(root, file.deletionVector());
-    return new RowIterator(resolve(root, file.path()), layout, tableVersion, deleted);
+    return new RowIterator(resolve(root, file.path()), layout, tableVersion, deleted(root, file), false);
+  }
+
+  /**
+   * Reads only the key and valid_from columns of the live rows of the data file an {@code add} names (its deletion
+   * vector applied): the versions returned carry null attributes and no valid_to; {@link RowIterator#position()}
+   * gives each one's row position.
+   */
+  public static RowIterator readIdentities(Path root, AddFile file, TableLayout layout, long tableVersion) {
+    return new RowIterator(resolve(root, file.path()), layout, tableVersion, deleted(root, file), true);
+  }
+
+  private static RoaringBitmapArray deleted(Path root, AddFile file) {
+    return file.deletionVector() == null ? null : DeletionVectorFiles.read(root, file.deletionVector());
   }
 
   /** Versions of one data file, read lazily. */
@@ -91,12 +103,14 @@ public final class DataFiles {
     private final TableLayout layout;
     /** Positions of deleted rows; null when the file has no deletion vector. */
     private final RoaringBitmapArray deleted;
-    /** The position in the file of the row {@code reader.read()} returns next. */
-    private long position;
     /** The highest position the deletion vector deletes; -1 without one. */
     private final long lastDeleted;
+    /** Position of {@code next} in the file (the number of rows read once the file is exhausted). */
+    private long nextPosition = -1;
+    /** Position of the row {@link #next()} returned last. */
+    private long position = -1;
 
-    RowIterator(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted) {
+    RowIterator(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted, boolean identitiesOnly) {
       this.file = file;
       this.layout = layout;
       this.deleted = deleted;
@@ -106,6 +120,9 @@ public final class DataFiles {
       }
       PlainParquetConfiguration conf = new PlainParquetConfiguration();
       conf.set(Int96.READ_AS_FIXED, "true");
+      if (identitiesOnly) {
+        conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, layout.identitySchema().toString());
+      }
       try {
         this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
             .withDataModel(GenericData.get())
@@ -123,15 +140,16 @@ public final class DataFiles {
       try {
         do {
           next = reader.read();
-        } while (next != null && deleted != null && deleted.contains(position++));
+          nextPosition++;
+        } while (next != null && deleted != null && deleted.contains(nextPosition));
       } catch (IOException | RuntimeException e) {
         close();
         throw TableErrors.unreadableDataFile(file, e);
       }
-      if (next == null && deleted != null && position <= lastDeleted) {
+      if (next == null && deleted != null && nextPosition <= lastDeleted) {
         // a DV that deletes rows the file does not have belongs to another file: its other rows cannot be trusted
         close();
-        throw TableErrors.deletionVectorPastEnd(file, position, lastDeleted);
+        throw TableErrors.deletionVectorPastEnd(file, nextPosition, lastDeleted);
       }
       if (next != null && decoder == null) {
         decoder = layout.decoder(next.getSchema());
@@ -149,6 +167,7 @@ public final class DataFiles {
         throw new NoSuchElementException();
       }
       Version v;
+      position = nextPosition;
       try {
         v = decoder.apply(next);
       } catch (RuntimeException e) {
@@ -157,6 +176,11 @@ public final class DataFiles {
       }
       advance();
       return v;
+    }
+
+    /** The row position (0-based, in the file) of the version {@link #next()} returned last. */
+    public long position() {
+      return position;
     }
 
     @Override

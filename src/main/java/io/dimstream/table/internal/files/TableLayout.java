@@ -105,6 +105,20 @@ public final class TableLayout {
     this.avroSchema = Schema.createRecord("version_row", null, "io.dimstream.table", false, fields);
   }
 
+  /** The data-file schema cut to the key and valid_from columns (what the position index reads). */
+  public Schema identitySchema() {
+    List<Schema.Field> fields = new ArrayList<>();
+    int keys = keyColumns.size();
+    int attrs = attributeColumns.size();
+    for (int i = 0; i < dataColumns.size(); i++) {
+      if (i < keys || (i >= keys + attrs && i < keys + attrs + validFromColumns.size())) {
+        Schema.Field f = avroSchema.getFields().get(i);
+        fields.add(new Schema.Field(f.name(), f.schema(), f.doc(), f.defaultVal()));
+      }
+    }
+    return Schema.createRecord("version_row", null, "io.dimstream.table", false, fields);
+  }
+
   public static ColumnType sequenceTableType(ColumnType t) {
     return t.kind() == ColumnType.Kind.INT ? ColumnType.LONG : t;
   }

@@ -11,6 +11,8 @@ import java.util.TreeSet;
 public final class LogReplay {
   /** The reader features dimstream implements. */
   static final Set<String> READER_FEATURES = Set.of(Protocol.DELETION_VECTORS);
+  /** Writer features dimstream honours: deletion vectors, and the legacy ones a 1/2 table implies when upgraded. */
+  static final Set<String> WRITER_FEATURES = Set.of(Protocol.DELETION_VECTORS, "appendOnly", "invariants");
 
   private LogReplay() {}
 
@@ -60,10 +62,16 @@ public final class LogReplay {
     }
   }
 
-  /** Throws unless dimstream may write the table (writer version at most 2: no table features). */
+  /**
+   * Throws unless dimstream may write the table: writer version at most 2 (no table features), or writer 7 with only
+   * the features dimstream honours.
+   */
   public static void checkWritable(Path root, TableState s) {
-    if (s.protocol.minReaderVersion() > 1 || s.protocol.minWriterVersion() > 2) {
-      throw TableErrors.unwritableProtocol(root, s.protocol.minReaderVersion(), s.protocol.minWriterVersion());
+    Protocol p = s.protocol;
+    boolean writable = p.minWriterVersion() <= 2
+        || (p.minWriterVersion() == 7 && WRITER_FEATURES.containsAll(p.writerFeatureList()));
+    if (!writable) {
+      throw TableErrors.unwritableProtocol(root, p, WRITER_FEATURES);
     }
   }
 

@@ -22,6 +22,7 @@ public final class TableState {
   public final Protocol protocol;
   public final Metadata metadata;
   public final Map<String, AddFile> adds;
+  /** Tombstones by {@link RemoveFile#fileId()} (path, plus the DV's id when it had one). */
   public final Map<String, RemoveFile> removes;
   public final Map<String, SetTransaction> txns;
 

@@ -28,7 +28,10 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** VACUUM: deletes data files no snapshot within the retention references, between two logged commits. */
+/**
+ * VACUUM: deletes data files and deletion vector files no snapshot within the retention references, between two
+ * logged commits.
+ */
 public final class Vacuum {
   private static final Logger LOG = LoggerFactory.getLogger(Vacuum.class);
 

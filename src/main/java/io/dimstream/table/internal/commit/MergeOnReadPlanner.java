@@ -1,0 +1,200 @@
+package io.dimstream.table.internal.commit;
+
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
+import io.dimstream.table.internal.TableProperties;
+import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.files.Buckets;
+import io.dimstream.table.internal.files.DataFiles;
+import io.dimstream.table.internal.files.FileStats;
+import io.dimstream.table.internal.files.StatsCache;
+import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.files.ValueOrder;
+import io.dimstream.table.internal.index.IdentityBytes;
+import io.dimstream.table.internal.index.PositionIndex;
+import io.dimstream.table.internal.log.TableState;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans one batch of version changes merge-on-read: the new rows go to new files, the rows they replace are marked
+ * deleted in deletion vectors of the files that hold them. A current row is found through the position index, a
+ * closed one through the files' key and valid_from statistics and a read of only those two columns; no file is
+ * rewritten, so the cost follows the change, not the table.
+ */
+public final class MergeOnReadPlanner {
+  private static final Logger LOG = LoggerFactory.getLogger(MergeOnReadPlanner.class);
+
+  private final Path root;
+  private final TableState state;
+  private final TableLayout layout;
+  private final StatsCache stats;
+  private final PositionIndex index;
+  private final CompressionCodecName codec;
+  private final CompressionCodecName currentCodec;
+  private final long targetFileRows;
+  private final List<AddFile> written = new ArrayList<>();
+  private final List<byte[]> indexRemovals = new ArrayList<>();
+  private final List<byte[]> indexInserts = new ArrayList<>();
+  private final List<String> insertFiles = new ArrayList<>();
+  private final List<Long> insertPositions = new ArrayList<>();
+
+  public MergeOnReadPlanner(Path root, TableState state, TableLayout layout, StatsCache stats, PositionIndex index) {
+    this.root = root;
+    this.state = state;
+    this.layout = layout;
+    this.stats = stats;
+    this.index = index;
+    Map<String, String> conf = state.metadata.configuration();
+    this.codec = TableProperties.codec(conf);
+    this.currentCodec = TableProperties.currentCodec(conf);
+    this.targetFileRows = TableProperties.targetFileRows(conf);
+  }
+
+  /** New data files this planner wrote (to delete when the commit loses its race). */
+  public List<AddFile> written() {
+    return written;
+  }
+
+  /** Plans {@code changes} (already normalised; the last change per identity wins) and writes its files. */
+  public CommitPlan plan(Map<VersionId, VersionChange> last) {
+    DeletionMarks marks = new DeletionMarks();
+    Set<VersionId> found = new HashSet<>();
+    Set<VersionId> unresolved = new HashSet<>();
+    for (VersionId id : last.keySet()) {
+      byte[] bytes = IdentityBytes.of(id.key(), id.validFrom());
+      long loc = index.get(bytes);
+      if (loc >= 0) {
+        marks.mark(index.file(loc), PositionIndex.positionOf(loc));
+        found.add(id);
+        indexRemovals.add(bytes);
+      } else {
+        unresolved.add(id);
+      }
+    }
+    resolveClosed(unresolved, found, marks);
+    List<Version> newCurrent = new ArrayList<>();
+    List<Version> newClosed = new ArrayList<>();
+    long inserted = 0;
+    long updated = 0;
+    long deleted = 0;
+    for (Map.Entry<VersionId, VersionChange> e : last.entrySet()) {
+      boolean existed = found.contains(e.getKey());
+      if (e.getValue() instanceof VersionChange.Upsert u) {
+        if (existed) {
+          updated++;
+        } else {
+          inserted++;
+        }
+        (u.version().isCurrent() ? newCurrent : newClosed).add(u.version());
+      } else if (existed) {
+        deleted++;
+      }
+    }
+    long output = write(newCurrent, true) + write(newClosed, false);
+    List<AddFile> removed = new ArrayList<>();
+    List<AddFile> added = new ArrayList<>(written);
+    if (!marks.isEmpty()) {
+      marks.write(root, state.adds.values(), removed, added);
+    }
+    LOG.debug("{}: planned on version {}: {} rows written, {} rows marked deleted in {} files", root, state.version,
+        output, marks.rows(), removed.size());
+    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, 0, output);
+  }
+
+  /** Brings {@code index} to the state after this plan commits. */
+  public void applyTo(PositionIndex target) {
+    indexRemovals.forEach(target::remove);
+    for (int i = 0; i < indexInserts.size(); i++) {
+      target.put(indexInserts.get(i), PositionIndex.location(target.fileId(insertFiles.get(i)),
+          insertPositions.get(i)));
+    }
+  }
+
+  /** Writes rows in identity order into files of at most targetFileRows; current rows are indexed. */
+  private long write(List<Version> rows, boolean current) {
+    rows.sort(ValueOrder.BY_IDENTITY);
+    CompressionCodecName c = current ? currentCodec : codec;
+    String dir = layout.partition(current).directory();
+    for (int from = 0; from < rows.size(); from += (int) targetFileRows) {
+      List<Version> chunk = rows.subList(from, (int) Math.min(rows.size(), from + targetFileRows));
+      AddFile a = DataFiles.write(root, Buckets.closedFile(dir, c.name().toLowerCase(Locale.ROOT)), chunk, layout,
+          current, c);
+      written.add(a);
+      if (current) {
+        for (int i = 0; i < chunk.size(); i++) {
+          Version v = chunk.get(i);
+          indexInserts.add(IdentityBytes.of(v.key(), v.validFrom()));
+          insertFiles.add(a.path());
+          insertPositions.add((long) i);
+        }
+      }
+    }
+    return rows.size();
+  }
+
+  /**
+   * Finds identities absent from the index in the files outside the current partition whose statistics admit them,
+   * reading only their key and valid_from columns, and marks the rows found.
+   */
+  private void resolveClosed(Set<VersionId> unresolved, Set<VersionId> found, DeletionMarks marks) {
+    if (unresolved.isEmpty()) {
+      return;
+    }
+    VersionId[] byFrom = unresolved.toArray(VersionId[]::new);
+    Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
+    long[] froms = new long[byFrom.length];
+    for (int i = 0; i < byFrom.length; i++) {
+      froms[i] = byFrom[i].validFrom().first();
+    }
+    for (AddFile f : state.adds.values()) {
+      if (layout.isCurrentFile(f)) {
+        continue;
+      }
+      FileStats st = stats.get(f, layout);
+      int lo = st.validFromMin == null ? 0 : lowerBound(froms, st.validFromMin);
+      int hi = st.validFromMax == null ? froms.length : lowerBound(froms, st.validFromMax + 1);
+      boolean candidate = false;
+      for (int i = lo; i < hi && !candidate; i++) {
+        candidate = !found.contains(byFrom[i]) && st.mayContainKey(byFrom[i].key());
+      }
+      if (!candidate) {
+        continue;
+      }
+      try (DataFiles.RowIterator it = DataFiles.readIdentities(root, f, layout, state.version)) {
+        while (it.hasNext()) {
+          VersionId id = VersionId.of(it.next());
+          if (unresolved.contains(id) && found.add(id)) {
+            marks.mark(f.path(), it.position());
+          }
+        }
+      }
+    }
+  }
+
+  private static int lowerBound(long[] sorted, long v) {
+    int lo = 0;
+    int hi = sorted.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (sorted[mid] < v) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+}

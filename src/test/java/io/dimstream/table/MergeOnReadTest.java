@@ -1,0 +1,322 @@
+package io.dimstream.table;
+
+import static io.dimstream.table.Versions.customers;
+import static io.dimstream.table.Versions.retract;
+import static io.dimstream.table.Versions.scan;
+import static io.dimstream.table.Versions.sorted;
+import static io.dimstream.table.Versions.upserts;
+import static io.dimstream.table.Versions.version;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import io.dimstream.table.internal.actions.ActionCodec;
+import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.actions.Protocol;
+import io.dimstream.table.internal.files.Buckets;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Merge-on-read commits: new rows in new files, replaced rows marked in deletion vectors, read back by Kernel. */
+class MergeOnReadTest {
+  @TempDir
+  Path dir;
+
+  /** Starts at the wall clock: vacuum compares it with the files' modification times. */
+  private final MutableClock clock = new MutableClock(Instant.now());
+
+  private DeltaTable create(Map<String, String> properties) {
+    return DeltaTable.create(dir, customers(), properties, new TableOptions(clock, 3, Duration.ofMillis(1)));
+  }
+
+  /** Opens {@code n} keys in one commit; returns their versions. */
+  private static List<Version> open(DeltaTable table, int n) {
+    List<Version> rows = new ArrayList<>();
+    for (long k = 1; k <= n; k++) {
+      rows.add(version(k, 0, null, "v" + k));
+    }
+    table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "WRITE");
+    return rows;
+  }
+
+  /** The close-out of {@code key}'s first version and its new one, as the topology emits them. */
+  private static List<VersionChange> change(long key, long hour) {
+    return upserts(version(key, 0, hour, "v" + key), version(key, hour, null, "w" + key));
+  }
+
+  private static List<Version> expectedAfterChange(List<Version> initial, List<Long> keys, long hour) {
+    List<Version> out = new ArrayList<>();
+    for (Version v : initial) {
+      long k = (Long) v.key().values().get(0);
+      if (keys.contains(k)) {
+        out.add(version(k, 0, hour, "v" + k));
+        out.add(version(k, hour, null, "w" + k));
+      } else {
+        out.add(v);
+      }
+    }
+    return sorted(out);
+  }
+
+  @Test
+  void shouldCreateTablesWithDeletionVectorsByDefault() {
+    DeltaTable table = create(Map.of());
+    Snapshot s = table.latest();
+    assertThat(s.state.protocol).isEqualTo(Protocol.WITH_DELETION_VECTORS);
+    assertThat(s.properties()).containsEntry("delta.enableDeletionVectors", "true");
+    assertThat(KernelReader.latest(dir, customers())).isEmpty();
+  }
+
+  @Test
+  void shouldMarkTheReplacedCurrentRowInsteadOfRewritingItsFile() {
+    DeltaTable table = create(Map.of());
+    List<Version> initial = open(table, 1000);
+    AddFile bulk = table.latest().state.adds.values().iterator().next();
+
+    List<VersionChange> changes = new ArrayList<>(change(7, 5));
+    changes.addAll(change(500, 5));
+    CommitResult r = table.commit(changes, Map.of(), "MERGE");
+
+    Snapshot s = table.latest();
+    AddFile marked = live(s, bulk.path());
+    assertThat(marked).as("the file of the replaced rows stays, with a deletion vector").isNotNull();
+    assertThat(marked.deletionVector().cardinality()).isEqualTo(2);
+    assertThat(marked.size()).isEqualTo(bulk.size());
+    assertThat(stats(marked).path("numRecords").asLong()).isEqualTo(1000);
+    assertThat(stats(marked).path("tightBounds").asBoolean(true)).isFalse();
+    assertThat(r.filesRemoved()).isEqualTo(1);
+    assertThat(r.filesAdded()).as("a new current file, a new closed file, the marked file again").isEqualTo(3);
+    List<Version> expected = expectedAfterChange(initial, List.of(7L, 500L), 5);
+    assertThat(scan(s)).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+    assertThat(sorted(KernelReader.atVersion(dir, customers(), s.version() - 1))).isEqualTo(sorted(initial));
+    assertThat(s.history(BusinessKey.of(7L))).containsExactly(version(7, 0, 5L, "v7"), version(7, 5, null, "w7"));
+    assertThat(s.rowCount()).isEqualTo(1002);
+  }
+
+  @Test
+  void shouldFindTheRowsOfABulkLoadedTableThroughThePositionIndex() {
+    DeltaTable table = create(Map.of("dimstream.buckets", "4"));
+    List<Version> initial = new ArrayList<>();
+    for (long k = 1; k <= 400; k++) {
+      initial.add(version(k, 0, null, "v" + k));
+    }
+    BulkLoad load = table.bulkLoad();
+    Map<Integer, List<Version>> byBucket = new TreeMap<>();
+    initial.forEach(v -> byBucket.computeIfAbsent(load.bucketOf(v.key()), b -> new ArrayList<>()).add(v));
+    byBucket.forEach(load::write);
+    load.commit("WRITE");
+    Snapshot loaded = table.latest();
+    assertThat(loaded.state.protocol).isEqualTo(Protocol.WITH_DELETION_VECTORS);
+    AddFile bucketFile = loaded.state.adds.values().stream().filter(loaded.layout::isCurrentFile).findFirst()
+        .orElseThrow();
+    int bucket = Buckets.parse(bucketFile.path(), load.buckets());
+    long key = initial.stream().filter(v -> load.bucketOf(v.key()) == bucket).findFirst()
+        .map(v -> (Long) v.key().values().get(0)).orElseThrow();
+
+    table.commit(change(key, 5), Map.of(), "MERGE");
+
+    Snapshot s = table.latest();
+    AddFile marked = live(s, bucketFile.path());
+    assertThat(marked).as("the bulk-loaded file stays, its replaced row marked").isNotNull();
+    assertThat(marked.deletionVector().cardinality()).isEqualTo(1);
+    List<Version> expected = expectedAfterChange(initial, List.of(key), 5);
+    assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+  }
+
+  @Test
+  void shouldMergeANewMarkWithTheDeletionVectorAlreadyOnTheFile() {
+    DeltaTable table = create(Map.of());
+    List<Version> initial = open(table, 1000);
+    String bulk = table.latest().state.adds.values().iterator().next().path();
+    List<Long> keys = new ArrayList<>();
+    for (long k = 1; k <= 600; k += 3) {
+      keys.add(k);
+      table.commit(change(k, 5), Map.of(), "MERGE");
+    }
+    AddFile marked = live(table.latest(), bulk);
+    assertThat(marked.deletionVector().cardinality()).isEqualTo(keys.size());
+    assertThat(marked.deletionVector().isInline()).as("200 scattered rows do not fit inline").isFalse();
+    List<Version> expected = expectedAfterChange(initial, keys, 5);
+    assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+  }
+
+  @Test
+  void shouldMarkACorrectedAndARetractedClosedRowInTheClosedFile() {
+    DeltaTable table = create(Map.of());
+    table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, 9L, "b"), version(1, 9, null, "c"),
+        version(2, 0, 4L, "w"), version(2, 4, null, "x")), Map.of(), "WRITE");
+    // a late event splits [0, 5): the closed row is corrected, and [5, 9) is retracted by a re-fold
+    List<VersionChange> late = new ArrayList<>(upserts(version(1, 0, 3L, "a"), version(1, 3, 9L, "a2")));
+    late.add(retract(1, 5));
+    CommitResult r = table.commit(late, Map.of(), "MERGE");
+    assertThat(r.rowsUpdated()).isEqualTo(1);
+    assertThat(r.rowsDeleted()).isEqualTo(1);
+    List<Version> expected = sorted(List.of(version(1, 0, 3L, "a"), version(1, 3, 9L, "a2"),
+        version(1, 9, null, "c"), version(2, 0, 4L, "w"), version(2, 4, null, "x")));
+    assertThat(scan(table.latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+    assertThat(table.latest().state.adds.values()).anyMatch(a -> !table.latest().isCurrentFile(a)
+        && a.deletionVector() != null && a.deletionVector().cardinality() == 2);
+  }
+
+  @Test
+  void shouldFindRowsAfterReopeningThroughARebuiltIndex() {
+    DeltaTable table = create(Map.of());
+    List<Version> initial = open(table, 300);
+    table.commit(change(10, 5), Map.of(), "MERGE");
+    DeltaTable reopened = DeltaTable.open(dir);
+    reopened.commit(change(11, 6), Map.of(), "MERGE");
+    // the first instance's index is behind another writer's commit and must not mark a stale position
+    table.commit(change(12, 7), Map.of(), "MERGE");
+    List<Version> expected = new ArrayList<>(expectedAfterChange(initial, List.of(10L), 5));
+    expected.removeIf(v -> v.key().values().get(0).equals(11L) || v.key().values().get(0).equals(12L));
+    expected.addAll(List.of(version(11, 0, 6L, "v11"), version(11, 6, null, "w11"), version(12, 0, 7L, "v12"),
+        version(12, 7, null, "w12")));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
+    assertThat(scan(table.latest())).isEqualTo(sorted(expected));
+  }
+
+  @Test
+  void shouldCompactFilesWithManyDeletedRowsWithoutChangingAnyRow() {
+    DeltaTable table = create(Map.of("dimstream.compaction.smallFileRows", "1"));
+    List<Version> initial = open(table, 1000);
+    List<Long> keys = new ArrayList<>();
+    for (long k = 1; k <= 400; k++) {
+      keys.add(k);
+    }
+    List<VersionChange> changes = new ArrayList<>();
+    keys.forEach(k -> changes.addAll(change(k, 5)));
+    table.commit(changes, Map.of(), "MERGE");
+    long before = table.latest().version();
+
+    OptimizeResult r = table.compact(false);
+
+    assertThat(r.committed()).isTrue();
+    Snapshot s = table.latest();
+    assertThat(s.state.adds.values()).allMatch(a -> a.deletionVector() == null);
+    assertThat(table.history().get(0).operation()).isEqualTo("OPTIMIZE");
+    List<Version> expected = expectedAfterChange(initial, keys, 5);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+    assertThat(sorted(KernelReader.atVersion(dir, customers(), before))).isEqualTo(expected);
+    // the index follows the rewritten positions: a later change finds its row in the new file
+    table.commit(upserts(version(900, 0, 8L, "v900"), version(900, 8, null, "w900")), Map.of(), "MERGE");
+    List<Version> after = new ArrayList<>(expected);
+    after.remove(version(900, 0, null, "v900"));
+    after.addAll(List.of(version(900, 0, 8L, "v900"), version(900, 8, null, "w900")));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(after));
+    assertThat(table.compact(false).committed()).as("nothing passes a threshold any more").isFalse();
+  }
+
+  @Test
+  void shouldLeaveThePreviousVersionReadableAfterACrashMidCommitAndVacuumTheOrphans() throws IOException {
+    DeltaTable table = create(Map.of());
+    List<Version> initial = open(table, 1000);
+    Path commit = dir.resolve("_delta_log").resolve(String.format("%020d.json", 2));
+    List<VersionChange> changes = new ArrayList<>();
+    for (long k = 1; k <= 600; k += 3) {
+      changes.addAll(change(k, 5));
+    }
+    table.commit(changes, Map.of(), "MERGE");
+    // the process died after writing data and DV files but before the commit file existed
+    Files.delete(commit);
+    Files.deleteIfExists(dir.resolve("_delta_log").resolve(String.format("%020d.crc", 2)));
+    assertThat(dvFiles()).isNotEmpty();
+
+    DeltaTable reopened = DeltaTable.open(dir, new TableOptions(clock, 3, Duration.ofMillis(1)));
+    assertThat(scan(reopened.latest())).isEqualTo(sorted(initial));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(initial));
+    clock.advance(Duration.ofHours(1));
+    VacuumResult v = reopened.vacuum(Duration.ZERO);
+    assertThat(dvFiles()).isEmpty();
+    assertThat(v.deletedFiles()).anyMatch(f -> f.startsWith("deletion_vector_"))
+        .anyMatch(f -> f.endsWith(".parquet"));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(initial));
+  }
+
+  @Test
+  void shouldVacuumOnlyTheDeletionVectorFilesNoVersionWithinTheRetentionNeeds() throws IOException {
+    DeltaTable table = create(Map.of("dimstream.compaction.smallFileRows", "1"));
+    List<Version> initial = open(table, 1000);
+    List<Long> keys = new ArrayList<>();
+    List<VersionChange> changes = new ArrayList<>();
+    for (long k = 1; k <= 1000; k += 2) {
+      keys.add(k);
+      changes.addAll(change(k, 5));
+    }
+    table.commit(changes, Map.of(), "MERGE");
+    List<Path> dvs = dvFiles();
+    assertThat(dvs).hasSize(1);
+    clock.advance(Duration.ofHours(1));
+    table.compact(true);
+    assertThat(table.vacuum(Duration.ofMinutes(30)).deletedFiles()).as("removed 0 minutes ago: kept").isEmpty();
+    assertThat(dvFiles()).isEqualTo(dvs);
+    clock.advance(Duration.ofHours(1));
+    assertThat(table.vacuum(Duration.ofMinutes(30)).deletedFiles()).anyMatch(f -> f.startsWith("deletion_vector_"));
+    assertThat(dvFiles()).isEmpty();
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expectedAfterChange(initial, keys, 5));
+  }
+
+  @Test
+  void shouldUpgradeACopyOnWriteTableInOneCommit() {
+    DeltaTable table = create(Map.of("delta.enableDeletionVectors", "false"));
+    List<Version> initial = open(table, 200);
+    assertThat(table.latest().state.protocol).isEqualTo(Protocol.DEFAULT);
+
+    assertThat(table.upgradeToDeletionVectors()).isTrue();
+    assertThat(table.upgradeToDeletionVectors()).as("already upgraded").isFalse();
+    Snapshot s = table.latest();
+    assertThat(s.version()).isEqualTo(2);
+    assertThat(s.state.protocol.supportsDeletionVectors()).isTrue();
+    assertThat(s.properties()).containsEntry("delta.enableDeletionVectors", "true");
+    table.commit(change(3, 5), Map.of(), "MERGE");
+    assertThat(table.latest().state.adds.values()).anyMatch(a -> a.deletionVector() != null);
+    assertThat(sorted(KernelReader.latest(dir, customers())))
+        .isEqualTo(expectedAfterChange(initial, List.of(3L), 5));
+  }
+
+  @Test
+  void shouldRefuseToUpgradeATableANewerProtocolGoverns() throws IOException {
+    DeltaTable table = create(Map.of("delta.enableDeletionVectors", "false"));
+    Snapshot s = table.latest();
+    // another engine raised the writer version (say for change data feed) without deletion vectors
+    table.writer().write(1, List.of(new Protocol(1, 4)), clock.millis(), List.of(), s.state);
+    assertThatThrownBy(table::upgradeToDeletionVectors).isInstanceOf(TableException.class)
+        .hasMessageContaining("reader version 1 / writer version 4").hasMessageContaining("Fix:");
+    assertThat(table.latest().version()).isEqualTo(1);
+  }
+
+  /** The live add of a data file (the log keys files by path and DV, so look it up by path). */
+  private static AddFile live(Snapshot s, String path) {
+    return s.state.adds.values().stream().filter(a -> a.path().equals(path)).findFirst().orElse(null);
+  }
+
+  private List<Path> dvFiles() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> p.getFileName().toString().startsWith("deletion_vector_")).sorted().toList();
+    }
+  }
+
+  private static JsonNode stats(AddFile a) {
+    try {
+      return ActionCodec.JSON.readTree(a.stats());
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
