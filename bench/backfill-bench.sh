@@ -12,10 +12,10 @@ cp="target/classes:target/test-classes:$(cat target/bench.classpath)"
 log="-Dlogback.configurationFile=src/test/resources/logback-test.xml"
 input="$work/changes-$events-$keys.jsonl"
 if [ ! -f "$input" ]; then
-  java -Xmx${GEN_HEAP:-8g} $log -cp "$cp" io.dimstream.bench.BackfillBench generate "$events" "$keys" "$input"
+  java -Xmx${GEN_HEAP:-8g} $log -cp "$cp" io.dimstream.bench.BackfillFloorBench generate "$events" "$keys" "$input"
 fi
 rm -rf "$work/backfill" "$work/floor"
-out=$(java -Xmx${BENCH_HEAP:-2g} $log -cp "$cp" io.dimstream.bench.BackfillBench backfill "$input" "$work/backfill")
+out=$(java -Xmx${BENCH_HEAP:-2g} $log -cp "$cp" io.dimstream.bench.BackfillFloorBench backfill "$input" "$work/backfill")
 echo "$out"
 rows=$(echo "$out" | sed -n 's/.*"versions":\([0-9]*\).*/\1/p' | head -1)
-java -Xmx${BENCH_HEAP:-2g} $log -cp "$cp" io.dimstream.bench.BackfillBench floor "$input" "$rows" "$work/floor"
+java -Xmx${BENCH_HEAP:-2g} $log -cp "$cp" io.dimstream.bench.BackfillFloorBench floor "$input" "$rows" "$work/floor"

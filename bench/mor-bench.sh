@@ -6,8 +6,8 @@
 # copy-on-write layout for comparison. Then position-index size and rebuild time, compaction, as-of scan times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -B -q -o test-compile
-mvn -B -q -o dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >/dev/null
+mvn -B -q test-compile
+mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >/dev/null
 exec java -Xmx${BENCH_HEAP:-8g} -Dlogback.configurationFile=src/test/resources/logback-test.xml \
   -cp "target/classes:target/test-classes:$(cat target/bench.classpath)" \
   io.dimstream.table.MergeOnReadBench "${1:-1000000,10000000}" "${2:-$(mktemp -d)}" "${@:3}"

@@ -30,7 +30,7 @@ import org.apache.parquet.io.LocalOutputFile;
  * every line and writes {@code rows} rows to one plain Parquet file; {@code backfill <file> <dir>} runs the
  * backfill pipeline into a new table. Each prints JSON lines {@code {"bench","metric","value","unit","params"}}.
  */
-public final class BackfillBench {
+public final class BackfillFloorBench {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path SPEC = Path.of("examples/customers.yaml");
 
@@ -151,5 +151,5 @@ public final class BackfillBench {
         bench, metric, value, unit, params));
   }
 
-  private BackfillBench() {}
+  private BackfillFloorBench() {}
 }
