@@ -32,6 +32,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToIntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Backfill's pipeline, without Kafka: records are decoded in parallel by the topology's own rules
@@ -41,6 +43,7 @@ import java.util.function.ToIntFunction;
  * records it rejects are the ones the dead-letter topic would get, with the same reasons and details.
  */
 public final class Backfill {
+  private static final Logger LOG = LoggerFactory.getLogger(Backfill.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   /** Groups of keys folded (and written) as units of parallel work; more groups than threads balance the load. */
   static final int SHARDS = 64;
@@ -76,7 +79,7 @@ public final class Backfill {
           synchronized (versions) {
             versions.addAll(rows);
           }
-        });
+        }, defaultBudget());
     versions.sort(BusinessKeys.VERSION_ORDER);
     return new Result(versions, counts.read(), counts.rejected());
   }
@@ -100,7 +103,7 @@ public final class Backfill {
       Counts counts = run(records, source, dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
         bulk.write(bucket, rows);
         versions.addAndGet(rows.size());
-      });
+      }, defaultBudget());
       return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
@@ -130,7 +133,7 @@ public final class Backfill {
    * input order.
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
-      ShardSink sink) throws IOException {
+      ShardSink sink, long budget) throws IOException {
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "backfill-" + spec.name());
@@ -140,37 +143,34 @@ public final class Backfill {
     try {
       // A failing engine sends the record to the DLQ, as in the topology; nothing here is a Kafka failure.
       Scd2Step step = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
-      List<Map<BusinessKey, List<Arrival>>> groups = new ArrayList<>(shards);
-      for (int i = 0; i < shards; i++) {
-        groups.add(new HashMap<>());
-      }
+      ParallelDecode decode = new ParallelDecode(step, new UnknownFieldWarnings(spec.name(), spec.source()), pool,
+          threads);
       List<DeadLetter> dead = new ArrayList<>();
-      long read = new ParallelDecode(step, new UnknownFieldWarnings(spec.name(), spec.source()), pool, threads).run(records, source, shardOf, chunk -> {
-        dead.addAll(chunk.rejected());
-        List<Arrival> arrivals = chunk.arrivals();
-        for (int i = 0; i < arrivals.size(); i++) {
-          Arrival a = arrivals.get(i);
-          groups.get(chunk.shards()[i]).computeIfAbsent(a.event().key(), k -> new ArrayList<>(4)).add(a);
-        }
-      });
-      KeyRunFold fold = new KeyRunFold(spec);
-      List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(shards);
-      for (int i = 0; i < shards; i++) {
-        int shard = i;
-        tasks.add(() -> {
-          Map<BusinessKey, List<Arrival>> keys = groups.get(shard);
-          groups.set(shard, null); // folded keys free their events while later shards run
-          List<DeadLetter> late = new ArrayList<>();
-          List<Version> rows = new ArrayList<>();
-          for (List<Arrival> arrivals : keys.values()) {
-            rows.addAll(fold.fold(arrivals, late, source));
+      long read;
+      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget)) {
+        read = decode.run(records, source, shardOf, chunk -> {
+          dead.addAll(chunk.rejected());
+          for (int i = 0; i < chunk.arrivals().size(); i++) {
+            arrivals.add(chunk.shards()[i], chunk.arrivals().get(i));
           }
-          sink.accept(shard, rows);
-          return late;
         });
-      }
-      for (Future<List<DeadLetter>> f : pool.invokeAll(tasks)) {
-        dead.addAll(f.get());
+        if (!arrivals.spilled()) {
+          dead.addAll(fold(arrivals.inMemory(), pool, source, sink));
+        } else {
+          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; folding them in {} "
+              + "partitions from disk", source, arrivals.spilledEvents(), budget, SpillingArrivals.PARTITIONS);
+          for (int p = 0; p < SpillingArrivals.PARTITIONS; p++) {
+            List<Map<BusinessKey, List<Arrival>>> groups = SpillingArrivals.newGroups(shards);
+            // the same records through the same decoder: accepted again, grouped again in arrival order
+            decode.run(arrivals.read(p), source, shardOf, chunk -> {
+              for (int i = 0; i < chunk.arrivals().size(); i++) {
+                Arrival a = chunk.arrivals().get(i);
+                groups.get(chunk.shards()[i]).computeIfAbsent(a.event().key(), k -> new ArrayList<>(4)).add(a);
+              }
+            });
+            dead.addAll(fold(groups, pool, source, sink));
+          }
+        }
       }
       dead.sort(Comparator.comparingLong(DeadLetter::line));
       if (dlqFile != null) {
@@ -192,6 +192,40 @@ public final class Backfill {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** Folds every non-empty shard of {@code groups} on the pool; returns the events too late to apply. */
+  private List<DeadLetter> fold(List<Map<BusinessKey, List<Arrival>>> groups, ExecutorService pool, String source,
+      ShardSink sink) throws InterruptedException, ExecutionException {
+    KeyRunFold fold = new KeyRunFold(spec);
+    List<Callable<List<DeadLetter>>> tasks = new ArrayList<>();
+    for (int i = 0; i < groups.size(); i++) {
+      int shard = i;
+      if (groups.get(shard).isEmpty()) {
+        continue;
+      }
+      tasks.add(() -> {
+        Map<BusinessKey, List<Arrival>> keys = groups.get(shard);
+        groups.set(shard, null); // folded keys free their events while later shards run
+        List<DeadLetter> late = new ArrayList<>();
+        List<Version> rows = new ArrayList<>();
+        for (List<Arrival> arrivals : keys.values()) {
+          rows.addAll(fold.fold(arrivals, late, source));
+        }
+        sink.accept(shard, rows);
+        return late;
+      });
+    }
+    List<DeadLetter> late = new ArrayList<>();
+    for (Future<List<DeadLetter>> f : pool.invokeAll(tasks)) {
+      late.addAll(f.get());
+    }
+    return late;
+  }
+
+  /** Events held in memory before spilling: about 1.5 KiB of heap per event with its record. */
+  static long defaultBudget() {
+    return Math.max(10_000, Runtime.getRuntime().maxMemory() / 1536);
   }
 
   /**

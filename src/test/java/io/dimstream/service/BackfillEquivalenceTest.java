@@ -40,8 +40,8 @@ class BackfillEquivalenceTest {
   static Stream<Arguments> cases() {
     return Stream.of(
         Arguments.of(Named.of("default horizon, nothing too late", ""), 11L, false),
-        Arguments.of(Named.of("12-hour horizon rejects some late events", "lateness_horizon: 12h\n"), 12L, true),
-        Arguments.of(Named.of("6-hour horizon rejects many", "lateness_horizon: 6h\n"), 13L, true));
+        Arguments.of(Named.of("2-hour horizon rejects many late events", "lateness_horizon: 2h\n"), 12L, true),
+        Arguments.of(Named.of("6-hour horizon rejects some", "lateness_horizon: 6h\n"), 13L, true));
   }
 
   @ParameterizedTest

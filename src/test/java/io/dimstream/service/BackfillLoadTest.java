@@ -7,7 +7,10 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionsById;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.table.TableException;
@@ -57,16 +60,16 @@ class BackfillLoadTest {
     // the rest through the streaming path's engine, committed as the compactor commits
     Backfill.Result all = new Backfill(spec).build(BackfillInputs.of(stream.jsonLines()), "changes.jsonl", null);
     Backfill.Result head = new Backfill(spec).build(BackfillInputs.of(first), "changes.jsonl", null);
-    List<io.dimstream.model.VersionChange> changes = new ArrayList<>();
-    io.dimstream.model.VersionsById before = new io.dimstream.model.VersionsById();
+    List<VersionChange> changes = new ArrayList<>();
+    VersionsById before = new VersionsById();
     head.versions().forEach(before::put);
     for (Version v : all.versions()) {
       if (!before.get(v.id()).map(v::equals).orElse(false)) {
-        changes.add(new io.dimstream.model.VersionChange.Upsert(v, io.dimstream.model.ChangeKind.CORRECT));
+        changes.add(new VersionChange.Upsert(v, ChangeKind.CORRECT));
       }
       before.remove(v.id());
     }
-    before.ids().forEach(id -> changes.add(new io.dimstream.model.VersionChange.Retraction(id.key(), id.validFrom())));
+    before.ids().forEach(id -> changes.add(new VersionChange.Retraction(id.key(), id.validFrom())));
     DeltaTable.open(table).commit(changes, Map.of(), "MERGE");
 
     List<Version> kernel = new ArrayList<>(KernelReader.latest(table, spec));
