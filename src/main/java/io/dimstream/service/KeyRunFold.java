@@ -42,9 +42,10 @@ final class KeyRunFold {
    * @param source names the input in log lines
    */
   List<Version> fold(List<Arrival> arrivals, List<DeadLetter> rejected, String source) {
-    if (!expressions.isEmpty()) {
+    if (!expressions.isEmpty() || spec.history().isScd1()) {
       // Conditions and derived attributes decide per event in arrival order (an expression that fails on a late
-      // re-fold rejects the late event): the engine's path gives exactly the streaming history and dead letters.
+      // re-fold rejects the late event), and scd1 turns closes into retractions as the engine emits them: the
+      // engine's path gives exactly the streaming history and dead letters.
       return replay(arrivals, rejected, source);
     }
     List<DeadLetter> late = new ArrayList<>();
