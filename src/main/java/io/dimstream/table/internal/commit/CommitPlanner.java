@@ -17,9 +17,7 @@ import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -231,22 +229,9 @@ public final class CommitPlanner {
       return 0;
     }
     long copied = 0;
-    // identities by valid_from, so each file's [min, max] valid_from range is found by binary search
-    VersionId[] byFrom = unresolved.toArray(VersionId[]::new);
-    Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
-    long[] froms = new long[byFrom.length];
-    for (int i = 0; i < byFrom.length; i++) {
-      froms[i] = byFrom[i].validFrom().first();
-    }
+    ClosedFileCandidates candidates = new ClosedFileCandidates(unresolved);
     for (AddFile f : closedFiles) {
-      FileStats st = stats.get(f, layout);
-      int lo = st.validFromMin == null ? 0 : lowerBound(froms, st.validFromMin);
-      int hi = st.validFromMax == null ? froms.length : lowerBound(froms, st.validFromMax + 1);
-      boolean candidate = false;
-      for (int i = lo; i < hi && !candidate; i++) {
-        candidate = st.mayContainKey(byFrom[i].key());
-      }
-      if (!candidate) {
+      if (!candidates.mayHold(stats.get(f, layout), id -> true)) {
         continue;
       }
       List<Version> kept = new ArrayList<>();
@@ -292,20 +277,6 @@ public final class CommitPlanner {
     return output;
   }
 
-  /** The first index whose value is at least {@code v}. */
-  private static int lowerBound(long[] sorted, long v) {
-    int lo = 0;
-    int hi = sorted.length;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (sorted[mid] < v) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
 
   /** Reads a current file into per-bucket maps by identity (a later file's row of one identity wins). */
   private void readInto(AddFile f, Map<Integer, Map<VersionId, Version>> byBucket) {

@@ -7,7 +7,6 @@ import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
-import io.dimstream.table.internal.files.FileStats;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
@@ -16,8 +15,6 @@ import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -153,24 +150,12 @@ public final class MergeOnReadPlanner {
     if (unresolved.isEmpty()) {
       return;
     }
-    VersionId[] byFrom = unresolved.toArray(VersionId[]::new);
-    Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
-    long[] froms = new long[byFrom.length];
-    for (int i = 0; i < byFrom.length; i++) {
-      froms[i] = byFrom[i].validFrom().first();
-    }
+    ClosedFileCandidates candidates = new ClosedFileCandidates(unresolved);
     for (AddFile f : state.adds.values()) {
       if (layout.isCurrentFile(f)) {
         continue;
       }
-      FileStats st = stats.get(f, layout);
-      int lo = st.validFromMin == null ? 0 : lowerBound(froms, st.validFromMin);
-      int hi = st.validFromMax == null ? froms.length : lowerBound(froms, st.validFromMax + 1);
-      boolean candidate = false;
-      for (int i = lo; i < hi && !candidate; i++) {
-        candidate = !found.contains(byFrom[i]) && st.mayContainKey(byFrom[i].key());
-      }
-      if (!candidate) {
+      if (!candidates.mayHold(stats.get(f, layout), id -> !found.contains(id))) {
         continue;
       }
       try (DataFiles.RowIterator it = DataFiles.readIdentities(root, f, layout, state.version)) {
@@ -184,17 +169,4 @@ public final class MergeOnReadPlanner {
     }
   }
 
-  private static int lowerBound(long[] sorted, long v) {
-    int lo = 0;
-    int hi = sorted.length;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (sorted[mid] < v) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
 }

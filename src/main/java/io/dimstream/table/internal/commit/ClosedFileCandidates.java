@@ -1,0 +1,54 @@
+package io.dimstream.table.internal.commit;
+
+import io.dimstream.model.VersionId;
+import io.dimstream.table.internal.files.FileStats;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.function.Predicate;
+
+/**
+ * Which closed files may hold one of a set of version identities, from their stats alone: the identities sorted by
+ * the first {@code valid_from} part, a file's {@code valid_from} range cut out by binary search, its key bounds
+ * checked for each identity in that range. Lets a commit read only the files a late correction can touch.
+ */
+final class ClosedFileCandidates {
+  private final VersionId[] byFrom;
+  private final long[] froms;
+
+  ClosedFileCandidates(Collection<VersionId> ids) {
+    byFrom = ids.toArray(VersionId[]::new);
+    Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
+    froms = new long[byFrom.length];
+    for (int i = 0; i < byFrom.length; i++) {
+      froms[i] = byFrom[i].validFrom().first();
+    }
+  }
+
+  /** Whether a file with these stats may hold one of the identities that {@code wanted} still accepts. */
+  boolean mayHold(FileStats st, Predicate<VersionId> wanted) {
+    int lo = st.validFromMin == null ? 0 : lowerBound(st.validFromMin);
+    int hi = st.validFromMax == null ? froms.length : lowerBound(st.validFromMax + 1);
+    for (int i = lo; i < hi; i++) {
+      if (wanted.test(byFrom[i]) && st.mayContainKey(byFrom[i].key())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The first index whose value is at least {@code v}. */
+  private int lowerBound(long v) {
+    int lo = 0;
+    int hi = froms.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (froms[mid] < v) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+}
