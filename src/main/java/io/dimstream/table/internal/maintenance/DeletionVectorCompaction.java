@@ -5,7 +5,6 @@ import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.AddFile;
-import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.commit.CommitWriter;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
@@ -18,7 +17,6 @@ import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -124,22 +122,8 @@ public final class DeletionVectorCompaction {
     List<AddFile> removed = new ArrayList<>(current);
     removed.addAll(closed);
     long now = writer.timestampAfter(s);
-    List<Action> actions = new ArrayList<>();
-    removed.forEach(r -> actions.add(r.remove(now, false)));
-    actions.addAll(added);
-    Map<String, String> params = new LinkedHashMap<>();
-    params.put("predicate", "[]");
-    params.put("zOrderBy", "[]");
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put("numRemovedFiles", Integer.toString(removed.size()));
-    m.put("numAddedFiles", Integer.toString(added.size()));
-    m.put("numRemovedBytes", Long.toString(removed.stream().mapToLong(AddFile::size).sum()));
-    m.put("numAddedBytes", Long.toString(added.stream().mapToLong(AddFile::size).sum()));
-    m.put("numDeletionVectorsRemoved", Long.toString(removed.stream().filter(a -> a.deletionVector() != null)
-        .count()));
-    m.put("numOutputRows", Long.toString(rows));
-    m.put("executionTimeMs", Long.toString((System.nanoTime() - start) / 1_000_000));
-    actions.add(0, CommitInfo.of(now, "OPTIMIZE", params, m, s.version, actions.size()));
+    long dvsRemoved = removed.stream().filter(a -> a.deletionVector() != null).count();
+    List<Action> actions = OptimizeActions.of(s, now, removed, added, rows, dvsRemoved, start);
     // moved forward only when it reflects the base version; otherwise the next commit rebuilds it
     PositionIndex positionsIndex = current.isEmpty() ? null : index.ifAt(s);
     TableState after = writer.write(s.version + 1, actions, now, added, s);
@@ -156,7 +140,7 @@ public final class DeletionVectorCompaction {
       }
     }
     LOG.info("{}: compacted version {} into {}: {} files ({} with deletion vectors) rewritten as {}, {} rows",
-        writer.root(), s.version, after.version, removed.size(), m.get("numDeletionVectorsRemoved"), added.size(),
+        writer.root(), s.version, after.version, removed.size(), dvsRemoved, added.size(),
         rows);
     return new OptimizeResult(after.version, true, removed.size(), added.size(), rows);
   }

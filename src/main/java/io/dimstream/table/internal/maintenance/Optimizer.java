@@ -5,7 +5,6 @@ import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.AddFile;
-import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.commit.CommitWriter;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
@@ -15,10 +14,8 @@ import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.log.TableState;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /** One attempt of OPTIMIZE: merges small closed-version files into key-clustered files of the target size. */
@@ -75,20 +72,7 @@ public final class Optimizer {
       throw e;
     }
     long now = writer.timestampAfter(s);
-    List<Action> actions = new ArrayList<>();
-    removed.forEach(r -> actions.add(r.remove(now, false)));
-    actions.addAll(added);
-    Map<String, String> params = new LinkedHashMap<>();
-    params.put("predicate", "[]");
-    params.put("zOrderBy", "[]");
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put("numRemovedFiles", Integer.toString(removed.size()));
-    m.put("numAddedFiles", Integer.toString(added.size()));
-    m.put("numRemovedBytes", Long.toString(removed.stream().mapToLong(AddFile::size).sum()));
-    m.put("numAddedBytes", Long.toString(added.stream().mapToLong(AddFile::size).sum()));
-    m.put("numOutputRows", Long.toString(rewritten));
-    m.put("executionTimeMs", Long.toString((System.nanoTime() - start) / 1_000_000));
-    actions.add(0, CommitInfo.of(now, "OPTIMIZE", params, m, s.version, actions.size()));
+    List<Action> actions = OptimizeActions.of(s, now, removed, added, rewritten, null, start);
     writer.write(s.version + 1, actions, now, added, s);
     return new OptimizeResult(s.version + 1, true, removed.size(), added.size(), rewritten);
   }
