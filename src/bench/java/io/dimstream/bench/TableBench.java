@@ -2,19 +2,17 @@ package io.dimstream.bench;
 
 import static io.dimstream.bench.Figures.emit;
 import static io.dimstream.bench.Figures.params;
+import static io.dimstream.bench.CustomerRows.row;
+import static io.dimstream.bench.JvmGauges.peakHeapMb;
+import static io.dimstream.bench.JvmGauges.resetPeak;
+import static io.dimstream.bench.JvmGauges.threadCpuNanos;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
-import io.dimstream.model.Sequence;
-import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,9 +27,6 @@ import java.util.Random;
  * snapshot load with and without a checkpoint. Rows have the example customers' shape.
  */
 public final class TableBench {
-  private static final long HOUR = 3_600_000_000L;
-  private static final long T0 = 1_772_323_200_000_000L; // 2026-03-01 in micros
-
   private TableBench() {}
 
   public static void main(String[] args) throws Exception {
@@ -50,18 +45,12 @@ public final class TableBench {
     }
   }
 
-  private static Version row(long key, long fromGen, Long toGen) {
-    return new Version(BusinessKey.of(key), Sequence.of(T0 + fromGen * HOUR),
-        toGen == null ? null : Sequence.of(T0 + toGen * HOUR),
-        List.of("customer " + key, "c" + key + "@example.com", "city-" + (key + fromGen) % 50,
-            new String[] {"bronze", "silver", "gold"}[(int) ((key + fromGen) % 3)]));
-  }
 
   /** Builds a table of {@code rows} rows over {@code keys} keys, then times commits of the given changed versions. */
   private static void commits(Path work, DimensionSpec spec, long rows, int keys, int[] sizes) throws Exception {
     Path dir = work.resolve("table-" + rows);
     BackfillBench.delete(dir);
-    // copy-on-write, as the baselines were measured; bench/mor-bench.sh measures merge-on-read
+    // copy-on-write, as the baselines were measured; MergeOnReadBench (`bench/run --only mor`) measures merge-on-read
     DeltaTable t = DeltaTable.create(dir, spec, Map.of("delta.enableDeletionVectors", "false"));
     int generations = (int) Math.max(1, rows / keys);
     long start = System.nanoTime();
@@ -95,12 +84,12 @@ public final class TableBench {
       gen++;
       long before = t.latest().rowCount();
       resetPeak();
-      long cpu = cpuNanos();
+      long cpu = threadCpuNanos();
       long s = System.nanoTime();
       CommitResult r = t.commit(batch, Map.of("bench", gen), "MERGE");
       double ms = (System.nanoTime() - s) / 1e6;
       var p = params("table_rows", before, "changed_versions", batch.size(), "cpu_ms",
-          (cpuNanos() - cpu) / 1_000_000, "rows_written", r.rowsWritten(), "files_added", r.filesAdded(),
+          (threadCpuNanos() - cpu) / 1_000_000, "rows_written", r.rowsWritten(), "files_added", r.filesAdded(),
           "files_removed", r.filesRemoved(), "peak_heap_mb", peakHeapMb());
       emit("table", "commit_latency", ms, "ms", p);
       emit("table", "commit_changed_versions_per_s", batch.size() / (ms / 1000), "versions/s", p);
@@ -163,24 +152,5 @@ public final class TableBench {
       DeltaTable.open(dir).latest();
     }
     return (System.nanoTime() - s) / 1e6 / 10;
-  }
-
-  private static long cpuNanos() {
-    return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-  }
-
-  private static void resetPeak() {
-    System.gc();
-    ManagementFactory.getMemoryPoolMXBeans().forEach(MemoryPoolMXBean::resetPeakUsage);
-  }
-
-  private static long peakHeapMb() {
-    long sum = 0;
-    for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (p.getType() == MemoryType.HEAP) {
-        sum += p.getPeakUsage().getUsed();
-      }
-    }
-    return sum >> 20;
   }
 }

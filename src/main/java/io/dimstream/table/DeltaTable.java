@@ -304,6 +304,14 @@ public final class DeltaTable {
     return retry.run(attempt -> upgrade.upgrade(latest().state));
   }
 
+  /**
+   * Heap bytes of the position index this instance keeps for merge-on-read commits (identity to file and row of
+   * each current row): 0 before the first merge-on-read commit built it. For sizing the compactor's heap.
+   */
+  public long positionIndexBytes() {
+    return positions.bytes();
+  }
+
   /** Writes a checkpoint of the latest version now (normally written every {@code delta.checkpointInterval} commits). */
   public void checkpoint() {
     checkpointer.write(snapshots.refresh(), options.clock().millis());
@@ -323,10 +331,6 @@ public final class DeltaTable {
     return stats;
   }
 
-  /** Heap bytes of this instance's position index (0 before a merge-on-read commit built it). */
-  long positionIndexBytes() {
-    return positions.bytes();
-  }
 
   CommitWriter writer() {
     return writer;
