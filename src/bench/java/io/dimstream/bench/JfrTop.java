@@ -13,7 +13,9 @@ import jdk.jfr.consumer.RecordingFile;
 /**
  * Where the CPU samples of a JFR recording went: the top methods by self samples and by inclusive samples
  * (a method anywhere on the stack, counted once per sample), optionally only for threads whose name contains
- * a filter. Usage: {@code JfrTop <file.jfr> [thread-filter] [rows]}.
+ * a filter, and optionally only the samples with a frame whose class.method contains a second filter (e.g.
+ * {@code ChangeCommit.commit}: where one code path's time went). Usage:
+ * {@code JfrTop <file.jfr> [thread-filter] [rows] [frame-filter]}.
  */
 public final class JfrTop {
   private JfrTop() {}
@@ -21,6 +23,7 @@ public final class JfrTop {
   public static void main(String[] args) throws Exception {
     String filter = args.length > 1 ? args[1] : "";
     int rows = args.length > 2 ? Integer.parseInt(args[2]) : 25;
+    String frameFilter = args.length > 3 ? args[3] : "";
     Map<String, Integer> self = new HashMap<>();
     Map<String, Integer> inclusive = new HashMap<>();
     Map<String, Integer> threads = new HashMap<>();
@@ -33,12 +36,12 @@ public final class JfrTop {
       if (thread == null || !thread.contains(filter)) {
         continue;
       }
-      samples++;
-      threads.merge(thread.replaceAll("-\\d+$", "-N"), 1, Integer::sum);
       List<RecordedFrame> frames = e.getStackTrace().getFrames();
-      if (frames.isEmpty()) {
+      if (frames.isEmpty() || frames.stream().noneMatch(f -> name(f).contains(frameFilter))) {
         continue;
       }
+      samples++;
+      threads.merge(thread.replaceAll("-\\d+$", "-N"), 1, Integer::sum);
       self.merge(name(frames.get(0)), 1, Integer::sum);
       Set<String> seen = new HashSet<>();
       for (RecordedFrame f : frames) {
@@ -47,7 +50,9 @@ public final class JfrTop {
         }
       }
     }
-    System.out.printf("%d execution samples%s%n", samples, filter.isEmpty() ? "" : " in threads matching '" + filter + "'");
+    System.out.printf("%d execution samples%s%s%n", samples,
+        filter.isEmpty() ? "" : " in threads matching '" + filter + "'",
+        frameFilter.isEmpty() ? "" : " under frames matching '" + frameFilter + "'");
     print("threads", threads, samples, 10);
     print("self", self, samples, rows);
     print("inclusive", inclusive, samples, rows);
