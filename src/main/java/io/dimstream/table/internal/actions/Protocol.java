@@ -14,6 +14,10 @@ public record Protocol(int minReaderVersion, int minWriterVersion, List<String> 
     List<String> writerFeatures) implements Action {
   /** The reader and writer feature of deletion vectors, as the protocol names it. */
   public static final String DELETION_VECTORS = "deletionVectors";
+  /** The reader and writer feature of type widening (older files hold a narrower type than the schema's). */
+  public static final String TYPE_WIDENING = "typeWidening";
+  /** The name Delta 3.2 gave type widening while in preview; readers treat it like {@link #TYPE_WIDENING}. */
+  public static final String TYPE_WIDENING_PREVIEW = "typeWidening-preview";
   public static final Protocol DEFAULT = new Protocol(1, 2);
   public static final Protocol WITH_DELETION_VECTORS =
       new Protocol(3, 7, List.of(DELETION_VECTORS), List.of(DELETION_VECTORS));
