@@ -13,6 +13,10 @@ import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.query.DeltaVersionTable;
+import io.dimstream.query.HistoryQueries;
+import io.dimstream.query.TableVerifier;
+import io.dimstream.query.TimeTravel;
 import io.dimstream.table.internal.actions.Protocol;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -22,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
@@ -146,6 +151,15 @@ class TypeWideningTest {
     assertThat(DeltaTable.open(table()).latest().history(BusinessKey.of(2L))).as("a fresh reader, from the checkpoint")
         .containsExactly(row(2, 10, 40L, "Bob", w.otherAsWide()), row(2, 40, null, "Bob B", w.onlyWide()));
     assertKernelReadsEveryVersionAsWeDo(t, narrow, wide, beforeWidening);
+    DeltaVersionTable queries = DeltaVersionTable.open(table());
+    assertThat(TableVerifier.verify(queries.at(new TimeTravel.Latest())).ok()).as("verify").isTrue();
+    assertThat(new HistoryQueries(queries.at(new TimeTravel.AtVersion(beforeWidening))).history(BusinessKey.of(1L)))
+        .as("history as of a table version before the widening")
+        .containsExactly(row(1, 10, 20L, "Ann", w.before()), row(1, 20, null, "Ann B", w.other()));
+    assertThat(new HistoryQueries(queries.at(new TimeTravel.Latest())).changes(30, 45, Set.of()))
+        .extracting(c -> c.after() == null ? null : c.after().attributes().get(1))
+        .as("changes in [30, 45): key 3 opens, key 2 moves on")
+        .containsExactlyInAnyOrder(w.onlyWide(), w.onlyWide());
 
     // maintenance reads the older files too and writes them in the wider type
     t.optimize();
