@@ -17,6 +17,8 @@ import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.HistoryQueries;
 import io.dimstream.query.TableVerifier;
 import io.dimstream.query.TimeTravel;
+import io.dimstream.table.internal.actions.ActionCodec;
+import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -187,6 +189,23 @@ class TypeWideningTest {
     List<Version> expected = List.of(row(1, 10, 20L, "Ann", 7L), row(1, 20, null, "Ann B", 8_000_000_000L));
     assertThat(scan(t.latest())).isEqualTo(expected);
     assertThat(sorted(KernelReader.latest(table(), wide))).isEqualTo(expected);
+  }
+
+  @Test
+  void shouldRefuseToReadAColumnAnotherEngineWidenedWithoutTheSpec() throws IOException {
+    DeltaTable t = DeltaTable.openOrCreate(table(), spec("v1.yaml", "int"));
+    t.commit(upserts(row(1, 10, null, "Ann", 7)), Map.of(), "WRITE");
+    Metadata md = t.latest().state.metadata;
+    String widened = md.schemaString().replace("\"name\":\"amount\",\"type\":\"integer\"",
+        "\"name\":\"amount\",\"type\":\"long\"");
+    assertThat(widened).isNotEqualTo(md.schemaString());
+    long next = t.latest().version() + 1;
+    Files.writeString(table().resolve("_delta_log").resolve(String.format("%020d.json", next)), ActionCodec.toJson(
+        new Metadata(md.id(), md.name(), widened, md.partitionColumns(), md.configuration(), md.createdTime())) + "\n");
+
+    assertThatThrownBy(() -> DeltaTable.open(table()).latest()).isInstanceOf(TableException.class)
+        .hasMessageContaining("column 'amount' is long in the table's Delta schema but int in its 'dimstream.spec'")
+        .hasMessageContaining("Fix:");
   }
 
   private void assertKernelReadsEveryVersionAsWeDo(DeltaTable t, DimensionSpec narrow, DimensionSpec wide,

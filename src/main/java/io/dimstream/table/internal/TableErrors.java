@@ -178,6 +178,15 @@ public final class TableErrors {
         + " the dimension to a new table (service.table_path) and rebuild it with backfill.");
   }
 
+  public static TableException schemaDisagreesWithSpec(Path root, String column, String schemaType,
+      ColumnType specType) {
+    return new TableException(root + ": column '" + column + "' is " + schemaType + " in the table's Delta schema but "
+        + specType + " in its 'dimstream.spec'; another engine changed the column's type without the spec, and reading"
+        + " the rows as " + specType + " could return wrong values, so the table is not read. Fix: give '" + column
+        + "' the type " + schemaType + " in the 'dimstream.spec' table property too (Spark: ALTER TABLE ... SET"
+        + " TBLPROPERTIES), and in the spec file dimstream runs with.");
+  }
+
   public static TableException cannotWiden(Path root, Path specFile, String column, Protocol p) {
     return new TableException(spec(specFile) + "field 'columns." + column + "': widening the column needs the Delta"
         + " table feature 'typeWidening' (reader version 3 / writer version 7), but the table " + root + " is at"
