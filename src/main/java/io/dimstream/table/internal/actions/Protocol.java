@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * The {@code protocol} action. Table features (the lists) exist only from reader 3 / writer 7; below that they are
  * null. dimstream writes reader 1 / writer 2 for copy-on-write tables and reader 3 / writer 7 with
- * {@code deletionVectors} for merge-on-read tables.
+ * {@code deletionVectors} for merge-on-read tables; a widened column adds {@code typeWidening} (moving a 1 / 2 table
+ * to 3 / 7 with that feature only).
  *
  * @param readerFeatures the reader features (reader version 3); null when the action has none (older versions)
  * @param writerFeatures the writer features (writer version 7); null when the action has none
