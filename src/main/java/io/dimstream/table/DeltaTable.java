@@ -218,13 +218,16 @@ public final class DeltaTable {
   }
 
   /**
-   * Brings the table to {@code spec}: new attribute columns are added (nullable; older files read them as null)
-   * and the stored spec is replaced, in one commit with a {@code metaData} action. Nothing is written when the
-   * spec already matches.
+   * Brings the table to {@code spec}: new attribute columns are added (nullable; older files read them as null),
+   * widened attribute columns ({@code int → long}, a decimal's precision up at the same scale) take the
+   * {@code typeWidening} table feature (older files read as the wider type) and the stored spec is replaced, in one
+   * commit with a {@code metaData} action (and a {@code protocol} action when the feature is new). Nothing is written
+   * when the spec already matches.
    *
    * @return the spec stored afterwards
-   * @throws TableException naming the column and the fix when a column's type changed, a column was dropped, or the
-   *     key, sequence, output column names or dimension name changed
+   * @throws TableException naming the column and the fix when a column's type changed other than by a widening, a
+   *     key or sequence column was widened, a column was dropped, or the key, sequence, output column names or
+   *     dimension name changed
    */
   public DimensionSpec evolve(DimensionSpec spec) {
     SchemaEvolution evolution = new SchemaEvolution(writer);
@@ -296,8 +299,9 @@ public final class DeltaTable {
    * read the table afterwards.
    *
    * @return false when the table already uses deletion vectors (nothing is written)
-   * @throws TableException when the table is governed by another protocol above reader 1 / writer 2 (written by an
-   *     engine with other table features); the upgrade never lowers a protocol
+   * @throws TableException when the table is governed by a protocol other than reader 1 / writer 2 or reader 3 /
+   *     writer 7 with features dimstream honours (a widened copy-on-write table keeps {@code typeWidening}); the
+   *     upgrade never lowers a protocol
    */
   public boolean upgradeToDeletionVectors() {
     ProtocolUpgrade upgrade = new ProtocolUpgrade(writer);

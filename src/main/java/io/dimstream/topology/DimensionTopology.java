@@ -68,7 +68,10 @@ public final class DimensionTopology {
   public static final String CURRENT_STORE = "current-rows";
   /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link EventJson} form. */
   public static final String EVENT_STORE = "events";
-  /** Store: canonical key bytes → the last streamed snapshot that carried the key, plus that snapshot's progress. */
+  /**
+   * Store: canonical key bytes → the last streamed snapshot that carried the key (deleted when a snapshot ends), plus
+   * the newest snapshot's progress.
+   */
   public static final String SNAPSHOT_STORE = "snapshots";
   /** Header on DLQ records: the stable reason code. */
   public static final String ERROR_HEADER = DeadLetters.ERROR_HEADER;

@@ -41,6 +41,9 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final IncrementalHistory history;
   private final EventJson eventJson;
   private final VersionRecordCodec versions;
+  /** Keys of the snapshots store deleted per pass when a snapshot ends (bounds the memory of the deletion). */
+  private static final int SNAPSHOT_DELETE_BATCH = 10_000;
+
   private final Duration pruneInterval;
   private final RecordSizes sizes;
   private ProcessorContext<OutKey, byte[]> context;
@@ -178,8 +181,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
         versionsOut.record(a.result().changes().size());
       }
     }
-    LOG.info("Snapshot {} ended at {}: closed {} keys it did not carry; left {} open that changed after it",
-        ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer);
+    long forgotten = snapshots.forgetKeys(SNAPSHOT_DELETE_BATCH);
+    LOG.info("Snapshot {} ended at {}: closed {} keys it did not carry; left {} open that changed after it; forgot"
+        + " {} carried-key entries", ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer,
+        forgotten);
   }
 
   /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */

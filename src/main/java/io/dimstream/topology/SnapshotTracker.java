@@ -9,10 +9,13 @@ import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Sequence;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Which keys of one SCD2 task's partition the streamed snapshot carried, and which end-of-snapshot markers arrived,
  * in the {@link DimensionTopology#SNAPSHOT_STORE} store: canonical key bytes → the id of the last snapshot that
- * carried the key, and one progress entry (under a key no business key has) for the newest snapshot.
+ * carried the key, and one progress entry (under a key no business key has) for the newest snapshot. The key entries
+ * are deleted when a snapshot ends ({@link #forgetKeys}), so the store holds at most one entry per key of the
+ * partition while a snapshot streams, and only the progress entry between snapshots.
  */
 final class SnapshotTracker {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotTracker.class);
@@ -38,10 +43,11 @@ final class SnapshotTracker {
   /** A snapshot whose markers have all arrived: close every key of the partition it did not carry, at {@code at}. */
   record Ended(String id, Sequence at) {}
 
-  /** Records that the snapshot carried the key (a row of it was applied). */
+  /** Records that the snapshot carried the key (a row of it was applied), unless the snapshot already ended. */
   void carried(byte[] keyBytes, SnapshotMarkers.SnapshotRef ref) {
     ObjectNode progress = progressFor(ref);
-    if (progress != null) {
+    // an ended snapshot never asks again which keys it carried
+    if (progress != null && !progress.path("ended").asBoolean()) {
       store.put(Bytes.wrap(keyBytes), ref.id().getBytes(StandardCharsets.UTF_8));
     }
   }
@@ -70,6 +76,35 @@ final class SnapshotTracker {
     progress.put("ended", ended);
     store.put(PROGRESS, progress.toString().getBytes(StandardCharsets.UTF_8));
     return ended ? Optional.of(new Ended(m.snapshot().id(), sequence(m.snapshot().at()))) : Optional.empty();
+  }
+
+  /**
+   * Deletes every key's entry, keeping the progress entry; call it once the snapshot in progress ended. Then no entry
+   * can be asked for again: the ended snapshot's were read by its end, and those of older snapshots (superseded,
+   * their markers ignored) never will be. Deletes in batches of {@code batch} keys, so memory stays bounded however
+   * many keys the partition has; the work is one pass over the entries, like the end of the snapshot's own pass over
+   * the current rows.
+   *
+   * @return the number of entries deleted
+   */
+  long forgetKeys(int batch) {
+    long deleted = 0;
+    while (true) {
+      List<Bytes> keys = new ArrayList<>(batch);
+      try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+        while (it.hasNext() && keys.size() < batch) {
+          Bytes k = it.next().key;
+          if (!k.equals(PROGRESS)) {
+            keys.add(k);
+          }
+        }
+      }
+      if (keys.isEmpty()) {
+        return deleted;
+      }
+      keys.forEach(store::delete);
+      deleted += keys.size();
+    }
   }
 
   /**

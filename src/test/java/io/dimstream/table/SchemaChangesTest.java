@@ -73,6 +73,35 @@ class SchemaChangesTest {
   }
 
   @Test
+  void shouldWidenAColumnAndAddAnotherInOneCommitThatOlderVersionsReadAsTheWiderType() throws IOException {
+    DeltaTable first = DeltaTable.openOrCreate(table(), spec("v1.yaml", BASE.replace("city: string", "visits: int")));
+    first.commit(upserts(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", 3))), Map.of(),
+        "WRITE");
+    long before = first.latest().version();
+    DimensionSpec v2 = spec("v2.yaml", """
+        name: customers
+        columns: {customer_id: long, name: string, visits: long, tier: string, seq: long}
+        key: [customer_id]
+        sequence: [seq]
+        """);
+
+    DeltaTable t = DeltaTable.openOrCreate(table(), v2);
+
+    assertThat(t.latest().version()).isEqualTo(before + 1);
+    CommitSummary commit = t.history().get(0);
+    assertThat(commit.operation()).isEqualTo("ADD COLUMNS");
+    assertThat(commit.operationParameters()).containsEntry("columns", "[tier]")
+        .containsEntry("widened", "[visits int -> long]");
+    assertThat(t.properties()).containsEntry("delta.enableTypeWidening", "true");
+    t.commit(upserts(new Version(BusinessKey.of(2L), Sequence.of(20), null, Arrays.asList("Bob", 4_000_000_000L,
+        "gold"))), Map.of(), "MERGE");
+    List<Version> expected = List.of(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", 3L,
+        null)), new Version(BusinessKey.of(2L), Sequence.of(20), null, Arrays.asList("Bob", 4_000_000_000L, "gold")));
+    assertThat(Versions.scan(t.latest())).isEqualTo(expected);
+    assertThat(sorted(KernelReader.latest(table(), v2))).isEqualTo(expected);
+  }
+
+  @Test
   void shouldRefuseAKeyChangeNamingTheFileTheFieldAndTheFix() throws IOException {
     tableWithOneVersion();
     DimensionSpec rekeyed = spec("rekeyed.yaml", BASE.replace("key: [customer_id]", "key: [customer_id, name]"));

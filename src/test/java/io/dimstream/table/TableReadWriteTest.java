@@ -246,12 +246,12 @@ class TableReadWriteTest {
     assertThat(DeltaTable.openOrCreate(dir, wider).latest().version()).isEqualTo(3);
 
     DimensionSpec changedType = DimensionSpec.builder("customers")
-        .column("customer_id", "long").column("name", "string").column("tier", "long")
+        .column("customer_id", "long").column("name", "string").column("tier", "string")
         .column("balance", "decimal(12,2)").column("since", "date").column("updated_at", "timestamp")
         .column("email", "string").key("customer_id").sequence("updated_at").build();
     assertThatThrownBy(() -> DeltaTable.openOrCreate(dir, changedType))
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("'columns.tier'").hasMessageContaining("long in the spec but int in the table")
+        .hasMessageContaining("'columns.tier'").hasMessageContaining("string in the spec but int in the table")
         .hasMessageContaining("Fix:");
     DimensionSpec dropped = DimensionSpec.builder("customers")
         .column("customer_id", "long").column("name", "string").column("updated_at", "timestamp")

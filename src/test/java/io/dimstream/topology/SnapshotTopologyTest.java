@@ -102,6 +102,50 @@ class SnapshotTopologyTest {
   }
 
   @Test
+  void shouldForgetWhichKeysAnEndedSnapshotCarriedAndStillCloseWhatTheNextOneLeavesOut() {
+    send(SnapshotMarkers.rowHeaders("s1", DAY2), row(1, "Oslo", DAY2), row(2, "Rome", DAY2));
+    assertThat(snapshotStoreEntries()).as("two carried keys and the progress").isEqualTo(3);
+
+    marker("s1", DAY2, 0, 1);
+
+    assertThat(open()).containsExactly("1 Oslo", "2 Rome");
+    assertThat(snapshotStoreEntries()).as("only the progress is left").isEqualTo(1);
+    send(SnapshotMarkers.rowHeaders("s1", DAY2), row(2, "Rome", DAY2));
+    assertThat(snapshotStoreEntries()).as("a row of the ended snapshot adds nothing").isEqualTo(1);
+
+    send(SnapshotMarkers.rowHeaders("s2", DAY3), row(1, "Oslo", DAY3));
+    marker("s2", DAY3, 0, 1);
+
+    assertThat(open()).as("key 2, carried by s1 only, is closed by s2").containsExactly("1 Oslo");
+    assertThat(snapshotStoreEntries()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldForgetTheKeysOfASupersededSnapshotWhenTheNewerOneEnds() {
+    send(SnapshotMarkers.rowHeaders("s1", DAY2), row(1, "Oslo", DAY2), row(3, "Nice", DAY2));
+    send(SnapshotMarkers.rowHeaders("s2", DAY3), row(2, "Paris", DAY3));
+    assertThat(snapshotStoreEntries()).isEqualTo(4);
+
+    marker("s2", DAY3, 0, 1);
+
+    assertThat(open()).as("keys 1 and 3 were carried by the superseded s1 only").containsExactly("2 Paris");
+    assertThat(snapshotStoreEntries()).isEqualTo(1);
+  }
+
+  private long snapshotStoreEntries() {
+    org.apache.kafka.streams.state.KeyValueStore<Object, Object> store =
+        runner.driver().getKeyValueStore(DimensionTopology.SNAPSHOT_STORE);
+    long n = 0;
+    try (var it = store.all()) {
+      while (it.hasNext()) {
+        it.next();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Test
   void shouldSendAnUnreadableControlRecordToTheDeadLetterTopic() {
     Headers h = new RecordHeaders();
     h.add(SnapshotMarkers.CONTROL, SnapshotMarkers.END_OF_SNAPSHOT.getBytes(StandardCharsets.UTF_8));

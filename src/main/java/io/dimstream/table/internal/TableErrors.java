@@ -164,8 +164,36 @@ public final class TableErrors {
       ColumnType asked) {
     return new TableException(spec(specFile) + "field 'columns." + column + "': the column is " + asked
         + " in the spec but " + stored + " in the table " + root + "; changing or narrowing a column type would make"
-        + " the versions already written unreadable as the new type. Fix: keep '" + column + ": " + stored
+        + " the versions already written unreadable as the new type (a table follows only widenings: int to long,"
+        + " a decimal's precision up with the same scale). Fix: keep '" + column + ": " + stored
         + "' in the spec, or add a new column with the new type.");
+  }
+
+  public static TableException identityTypeChanged(Path root, Path specFile, String column, ColumnType stored,
+      ColumnType asked) {
+    return new TableException(spec(specFile) + "field 'columns." + column + "': the column is " + asked
+        + " in the spec but " + stored + " in the table " + root + "; it is a key or sequence column, and widening it"
+        + " would change how versions already written are keyed and ordered (Kafka partitions, version identities),"
+        + " so only attribute columns may be widened. Fix: keep '" + column + ": " + stored + "' in the spec, or write"
+        + " the dimension to a new table (service.table_path) and rebuild it with backfill.");
+  }
+
+  public static TableException schemaDisagreesWithSpec(Path root, String column, String schemaType,
+      ColumnType specType) {
+    return new TableException(root + ": column '" + column + "' is " + schemaType + " in the table's Delta schema but "
+        + specType + " in its 'dimstream.spec'; another engine changed the column's type without the spec, and reading"
+        + " the rows as " + specType + " could return wrong values, so the table is not read. Fix: give '" + column
+        + "' the type " + schemaType + " in the 'dimstream.spec' table property too (Spark: ALTER TABLE ... SET"
+        + " TBLPROPERTIES), and in the spec file dimstream runs with.");
+  }
+
+  public static TableException cannotWiden(Path root, Path specFile, String column, Protocol p) {
+    return new TableException(spec(specFile) + "field 'columns." + column + "': widening the column needs the Delta"
+        + " table feature 'typeWidening' (reader version 3 / writer version 7), but the table " + root + " is at"
+        + " reader version " + p.minReaderVersion() + " / writer version " + p.minWriterVersion() + ", which"
+        + " dimstream cannot extend without lowering it, so nothing was changed. Fix: keep the column's former type"
+        + " in the spec, or enable type widening with the engine that set this protocol (e.g. Spark: ALTER TABLE ..."
+        + " SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')) and start again.");
   }
 
   public static TableException structureChanged(Path root, Path specFile, String field, Object stored, Object asked) {

@@ -29,6 +29,8 @@ public final class TableProperties {
    * copy-on-write of hash buckets ({@code false}: protocol 1 / 2, for readers that cannot apply deletion vectors).
    */
   public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
+  /** Set by the commit that first widens a column (Delta's switch for the {@code typeWidening} feature). */
+  public static final String ENABLE_TYPE_WIDENING = "delta.enableTypeWidening";
   /** A file whose deleted rows reach this fraction of its rows is rewritten by compaction. */
   public static final String COMPACTION_DELETED_FRACTION = "dimstream.compaction.deletedFraction";
   public static final double DEFAULT_COMPACTION_DELETED_FRACTION = 0.3;

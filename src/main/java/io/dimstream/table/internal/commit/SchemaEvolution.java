@@ -3,19 +3,26 @@ package io.dimstream.table.internal.commit;
 import io.dimstream.config.Column;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.table.internal.TableErrors;
+import io.dimstream.table.internal.TableProperties;
+import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.actions.Metadata;
+import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.files.SpecCodec;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One attempt to bring a table's stored spec and schema to a new spec: added columns only, in a metaData commit. */
+/**
+ * One attempt to bring a table's stored spec and schema to a new spec in one commit: added columns and widened
+ * columns (with the {@code typeWidening} table feature, see {@link TypeWidening}) in a metaData action.
+ */
 public final class SchemaEvolution {
   private static final Logger LOG = LoggerFactory.getLogger(SchemaEvolution.class);
 
@@ -37,18 +44,36 @@ public final class SchemaEvolution {
       return false;
     }
     checkCompatible(stored, asked);
+    SpecDiff diff = SpecDiff.of(stored, asked);
     TableLayout layout = new TableLayout(asked);
     Map<String, String> conf = new LinkedHashMap<>(state.metadata.configuration());
     conf.put(SpecCodec.PROPERTY, json);
+    Protocol protocol = state.protocol;
+    if (!diff.widened().isEmpty()) {
+      protocol = TypeWidening.protocolFor(state.protocol);
+      if (protocol == null) {
+        throw TableErrors.cannotWiden(writer.root(), asked.source(), diff.widened().get(0).column(), state.protocol);
+      }
+      conf.put(TableProperties.ENABLE_TYPE_WIDENING, "true");
+    }
     Metadata old = state.metadata;
-    Metadata md = new Metadata(old.id(), old.name(), layout.deltaSchemaString(), old.partitionColumns(), conf,
-        old.createdTime());
+    String schema = FieldMetadata.carry(old.schemaString(), layout.deltaSchemaString(), diff.widened());
+    Metadata md = new Metadata(old.id(), old.name(), schema, old.partitionColumns(), conf, old.createdTime());
     long now = writer.timestampAfter(state);
-    SpecDiff diff = SpecDiff.of(stored, asked);
-    CommitInfo info = CommitInfo.of(now, diff.operation(), Map.of("columns", diff.addedColumns().toString(),
-        "nowTracked", diff.nowTracked().toString(), "noLongerTracked", diff.noLongerTracked().toString()),
-        Map.of(), null, 1);
-    writer.write(state.version + 1, List.of(info, md), now, List.of(), state);
+    Map<String, String> params = new LinkedHashMap<>();
+    params.put("columns", diff.addedColumns().toString());
+    if (!diff.widened().isEmpty()) {
+      params.put("widened", diff.widened().toString());
+    }
+    params.put("nowTracked", diff.nowTracked().toString());
+    params.put("noLongerTracked", diff.noLongerTracked().toString());
+    List<Action> actions = new ArrayList<>();
+    if (!protocol.equals(state.protocol)) {
+      actions.add(protocol);
+    }
+    actions.add(md);
+    actions.add(0, CommitInfo.of(now, diff.operation(), params, Map.of(), null, actions.size()));
+    writer.write(state.version + 1, actions, now, List.of(), state);
     LOG.info("{}: evolved to the spec {} at version {}: {} (tracking applies to events from now on)", writer.root(),
         asked.source() == null ? "(no file)" : asked.source(), state.version + 1, diff.describe());
     return true;
@@ -88,7 +113,12 @@ public final class SchemaEvolution {
         throw TableErrors.droppedColumn(root, file, c.name());
       }
       if (!n.type().equals(c.type())) {
-        throw TableErrors.typeChanged(root, file, c.name(), c.type(), n.type());
+        if (!TypeWidening.allows(c.type(), n.type())) {
+          throw TableErrors.typeChanged(root, file, c.name(), c.type(), n.type());
+        }
+        if (stored.key().contains(c.name()) || stored.sequence().contains(c.name())) {
+          throw TableErrors.identityTypeChanged(root, file, c.name(), c.type(), n.type());
+        }
       }
     }
   }

@@ -7,14 +7,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a new spec changes in a table's stored one, as far as the table may follow it: added columns and columns
- * moved in or out of {@code track} (which apply to events from then on).
+ * What a new spec changes in a table's stored one, as far as the table may follow it: added columns, widened
+ * columns and columns moved in or out of {@code track} (which apply to events from then on).
  */
-record SpecDiff(List<String> addedColumns, List<String> nowTracked, List<String> noLongerTracked) {
+record SpecDiff(List<String> addedColumns, List<TypeChange> widened, List<String> nowTracked,
+    List<String> noLongerTracked) {
 
   static SpecDiff of(DimensionSpec stored, DimensionSpec asked) {
     List<String> added = SpecCodec.tableColumns(asked).stream().map(Column::name)
         .filter(n -> stored.column(n) == null).toList();
+    List<TypeChange> widened = new ArrayList<>();
+    for (Column c : SpecCodec.tableColumns(stored)) {
+      Column n = asked.column(c.name());
+      if (n != null && !n.type().equals(c.type())) {
+        widened.add(new TypeChange(c.name(), c.type(), n.type()));
+      }
+    }
     List<String> in = new ArrayList<>();
     List<String> out = new ArrayList<>();
     for (Column c : asked.attributeColumns()) {
@@ -25,16 +33,23 @@ record SpecDiff(List<String> addedColumns, List<String> nowTracked, List<String>
         (is ? in : out).add(c.name());
       }
     }
-    return new SpecDiff(added, List.copyOf(in), List.copyOf(out));
+    return new SpecDiff(added, List.copyOf(widened), List.copyOf(in), List.copyOf(out));
   }
 
-  /** The commit's operation: {@code ADD COLUMNS} when columns are added, else {@code SET TBLPROPERTIES}. */
+  /**
+   * The commit's operation: {@code ADD COLUMNS} when columns are added, else {@code CHANGE COLUMN} (Delta's name for
+   * a type change) when columns are widened, else {@code SET TBLPROPERTIES}.
+   */
   String operation() {
-    return addedColumns.isEmpty() ? "SET TBLPROPERTIES" : "ADD COLUMNS";
+    if (!addedColumns.isEmpty()) {
+      return "ADD COLUMNS";
+    }
+    return widened.isEmpty() ? "SET TBLPROPERTIES" : "CHANGE COLUMN";
   }
 
-  /** For the log line: {@code added columns [tier]; now tracked [city]; no longer tracked []}. */
+  /** For the log line: {@code added columns [tier]; widened [amount int -> long]; now tracked [city]; ...}. */
   String describe() {
-    return "added columns " + addedColumns + "; now tracked " + nowTracked + "; no longer tracked " + noLongerTracked;
+    return "added columns " + addedColumns + (widened.isEmpty() ? "" : "; widened " + widened) + "; now tracked "
+        + nowTracked + "; no longer tracked " + noLongerTracked;
   }
 }

@@ -9,10 +9,18 @@ import java.util.TreeSet;
 
 /** Loads table state: the newest checkpoint at or before the wanted version, then the commits after it. */
 public final class LogReplay {
-  /** The reader features dimstream implements. */
-  static final Set<String> READER_FEATURES = Set.of(Protocol.DELETION_VECTORS);
-  /** Writer features dimstream honours: deletion vectors, and the legacy ones a 1/2 table implies when upgraded. */
-  static final Set<String> WRITER_FEATURES = Set.of(Protocol.DELETION_VECTORS, "appendOnly", "invariants");
+  /**
+   * The reader features dimstream implements. Type widening (either name) only asks readers to read older files'
+   * narrower values as the schema's type, which the data-file decoder does for every column.
+   */
+  static final Set<String> READER_FEATURES =
+      Set.of(Protocol.DELETION_VECTORS, Protocol.TYPE_WIDENING, Protocol.TYPE_WIDENING_PREVIEW);
+  /**
+   * Writer features dimstream honours: deletion vectors, type widening (new files are written in the schema's types;
+   * widenings are recorded in {@code delta.typeChanges}), and the legacy ones a 1/2 table implies when upgraded.
+   */
+  static final Set<String> WRITER_FEATURES =
+      Set.of(Protocol.DELETION_VECTORS, Protocol.TYPE_WIDENING, "appendOnly", "invariants");
 
   private LogReplay() {}
 
@@ -46,7 +54,7 @@ public final class LogReplay {
 
   /**
    * Throws unless dimstream can read every row of the table correctly: reader version 1, or reader version 3 with
-   * only the reader features it implements (deletion vectors). Writer features do not change what a reader sees.
+   * only the reader features it implements (deletion vectors, type widening). Writer features do not change what a reader sees.
    */
   static void checkReadable(DeltaLog log, TableState s) {
     Protocol p = s.protocol;

@@ -1,0 +1,11 @@
+package io.dimstream.table.internal.commit;
+
+import io.dimstream.config.ColumnType;
+
+/** One widened column: its type in the table's stored spec and in the new spec. */
+record TypeChange(String column, ColumnType from, ColumnType to) {
+  @Override
+  public String toString() {
+    return column + " " + from + " -> " + to;
+  }
+}
