@@ -50,6 +50,11 @@ final class InputFiles {
       for (int r = in.read(buf); r >= 0; r = in.read(buf)) {
         for (int i = 0; i < r; i++) {
           byte b = buf[i];
+          if (b > ' ') {
+            text = true; // most bytes: printable ASCII
+            afterCr = false;
+            continue;
+          }
           boolean crLf = afterCr && b == '\n';
           afterCr = b == '\r';
           if (crLf) {
