@@ -78,12 +78,16 @@ final class EventAssembler {
    * under {@code ignore}. Throws {@code unknown-field} under {@code reject}.
    */
   List<String> unknownFields(JsonNode row) throws RejectedRecord {
+    return unknownFields(row::fieldNames);
+  }
+
+  /** As {@link #unknownFields(JsonNode)}, over a row's field names in row order. */
+  List<String> unknownFields(Iterable<String> names) throws RejectedRecord {
     if (unknownFields == FieldRules.UnknownFields.IGNORE) {
       return List.of();
     }
     List<String> out = null;
-    for (java.util.Iterator<String> it = row.fieldNames(); it.hasNext(); ) {
-      String name = it.next();
+    for (String name : names) {
       if (!declared.contains(name)) {
         if (unknownFields == FieldRules.UnknownFields.REJECT) {
           throw ChangeErrors.unknownField(name, spec.source());

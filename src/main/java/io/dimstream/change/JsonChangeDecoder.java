@@ -15,10 +15,12 @@ import java.util.List;
 public final class JsonChangeDecoder implements ChangeDecoder {
   private final EventAssembler assembler;
   private final Column[] columns;
+  private final FlatJsonObject flat;
 
   public JsonChangeDecoder(DimensionSpec spec) {
     this.assembler = new EventAssembler(spec);
     this.columns = assembler.columns();
+    this.flat = new FlatJsonObject(columns);
   }
 
   @Override
@@ -27,6 +29,15 @@ public final class JsonChangeDecoder implements ChangeDecoder {
       return assembler.tombstone(recordKey, recordTimestampMillis, JsonRecords.READER);
     }
     try {
+      StrictText.checkJson(value, "value");
+      // most records are flat objects: read from the token stream; the tree takes the rest and every error
+      FlatJsonObject.Fields fields = flat.read(value);
+      if (fields != null) {
+        List<String> unknown = assembler.unknownFields(fields.undeclared());
+        JsonNode[] byColumn = fields.byColumn();
+        return new Decoded.Accepted(assembler.assemble(i -> assembler.field(byColumn[i], columns[i]), false),
+            unknown);
+      }
       JsonNode row = JsonRecords.object(value, "value");
       List<String> unknown = assembler.unknownFields(row);
       return new Decoded.Accepted(assembler.assemble(i -> assembler.field(row.get(columns[i].name()), columns[i]),

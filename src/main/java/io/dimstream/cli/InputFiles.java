@@ -37,10 +37,54 @@ final class InputFiles {
   }
 
   static long countRecords(Path file) throws IOException {
-    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
-      long n = lines.filter(l -> !l.isBlank()).count();
-      return isCsv(file) ? Math.max(0, n - 1) : n;
+    // Bytes, not lines of text: decoding a large file to strings only to count them cost as much as decoding its
+    // records. A line counts when it holds anything but ASCII whitespace; one with other bytes is decoded and asked
+    // String.isBlank, so Unicode whitespace counts exactly as the readers count it.
+    long n = 0;
+    try (var in = new java.io.BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+      java.io.ByteArrayOutputStream nonAscii = new java.io.ByteArrayOutputStream();
+      boolean text = false;
+      boolean other = false;
+      boolean afterCr = false;
+      byte[] buf = new byte[1 << 16];
+      for (int r = in.read(buf); r >= 0; r = in.read(buf)) {
+        for (int i = 0; i < r; i++) {
+          byte b = buf[i];
+          if (b > ' ') {
+            text = true; // most bytes: printable ASCII
+            afterCr = false;
+            continue;
+          }
+          boolean crLf = afterCr && b == '\n';
+          afterCr = b == '\r';
+          if (crLf) {
+            continue; // as BufferedReader.readLine: \r, \n and \r\n each end a line
+          }
+          if (b == '\n' || b == '\r') {
+            n += counts(text, other, nonAscii) ? 1 : 0;
+            text = false;
+            other = false;
+            nonAscii.reset();
+          } else if (b < 0) {
+            other = true;
+            nonAscii.write(b);
+          } else if (!isAsciiWhitespace(b)) {
+            text = true;
+          }
+        }
+      }
+      n += counts(text, other, nonAscii) ? 1 : 0;
     }
+    return isCsv(file) ? Math.max(0, n - 1) : n;
+  }
+
+  private static boolean counts(boolean text, boolean other, java.io.ByteArrayOutputStream nonAscii) {
+    return text || (other && !nonAscii.toString(StandardCharsets.UTF_8).isBlank());
+  }
+
+  /** The ASCII characters {@link Character#isWhitespace} takes as whitespace. */
+  private static boolean isAsciiWhitespace(byte b) {
+    return b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F);
   }
 
   static boolean isCsv(Path file) {

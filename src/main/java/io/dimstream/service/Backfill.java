@@ -209,8 +209,12 @@ public final class Backfill {
         groups.set(shard, null); // folded keys free their events while later shards run
         List<DeadLetter> late = new ArrayList<>();
         List<Version> rows = new ArrayList<>();
-        for (List<Arrival> arrivals : keys.values()) {
-          rows.addAll(fold.fold(arrivals, late, source));
+        // keys in order, so the shard's versions come out in (key, valid_from) order and the table writer's sort
+        // of them is one linear pass instead of a full sort of every version
+        List<Map.Entry<BusinessKey, List<Arrival>>> ordered = new ArrayList<>(keys.entrySet());
+        ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
+        for (Map.Entry<BusinessKey, List<Arrival>> key : ordered) {
+          rows.addAll(fold.fold(key.getValue(), late, source));
         }
         sink.accept(shard, rows);
         return late;
