@@ -114,8 +114,8 @@ public final class DimensionService implements AutoCloseable {
     kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
     Properties props = DimensionTopology.config(spec, sizes, streamsKafka,
         dataDir.resolve("streams"));
-    // read once at start: a partition added later makes keys move, and their records are then rejected as
-    // wrong-partition instead of starting a second history in another task
+    // read once at start: while the service runs, a partition added to a keyed changes topic moves keys, and their
+    // records are rejected as wrong-partition instead of being applied by a task that lacks their history
     props.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, Integer.toString(topics.changesPartitions()));
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
