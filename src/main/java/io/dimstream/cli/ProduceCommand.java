@@ -22,7 +22,9 @@ import picocli.CommandLine.Option;
     description = {"Sends a file of change events (JSON lines or CSV with a header) to the changes topic.",
         "Each JSON line is sent as it is, so bad lines reach the dead-letter topic like any bad record.",
         "With format: avro each record is first written as Avro binary with the spec's schema; a line that cannot be "
-        + "converted stops produce before anything is sent, naming the line and the field (exit 1)."},
+        + "converted stops produce before anything is sent, naming the line and the field (exit 1).",
+        "With topics.changes_keyed_by_business_key: true each record is keyed by its canonical business key and sent "
+        + "to that key's partition, as the topology checks."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:every record was acknowledged by the broker", "1:the input file or the broker failed",
         "2:bad spec or usage"})
