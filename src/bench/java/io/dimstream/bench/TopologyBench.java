@@ -15,9 +15,12 @@ import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.topology.KeyedChanges;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +33,11 @@ import org.apache.kafka.clients.admin.NewTopic;
  * The streaming path on one embedded KRaft broker in this JVM: the service as {@code dimstream run} wires it
  * (exactly-once v2, compactor running, one partition) against {@link BaselineStreamsApp} on the same broker, fed
  * the same generated records by the same producer. Unpaced: events/s until every output is committed, and the
- * ratio dimstream / baseline. Paced at 1k, 2k and 5k events/s: produce → output latency per record.
+ * ratio dimstream / baseline. Paced at 1k, 2k and 5k events/s: produce → output latency per record. dimstream runs
+ * twice: with the repartition hop (the default) and with {@code topics.changes_keyed_by_business_key: true}, its
+ * records keyed by the canonical business key as {@code dimstream produce} keys them (param {@code keyed}). Each run
+ * also reports the JVM's CPU time per event (broker, producer, Streams and compactor together), which a loaded
+ * machine changes less than wall-clock rates.
  */
 public final class TopologyBench {
   private static final long SEED = 20_261_129L;
@@ -48,13 +55,25 @@ public final class TopologyBench {
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
       String bootstrap = broker.bootstrapServers();
       Input unpaced = input(unpacedEvents, keys);
-      double dim = dimstream(work, bootstrap, "unpaced", unpaced, 0, true);
+      // a first run pays for the JIT and the new broker (3-6x slower on a loaded machine): warm up on a smaller
+      // stream, reported as run=warmup, so that the compared runs start alike; keyed first all the same
+      dimstream(work, bootstrap, "warmup", input(unpacedEvents / 4, keys), 0, false, false);
+      double keyed = dimstream(work, bootstrap, "unpaced-keyed", unpaced, 0, true, true);
+      double dim = dimstream(work, bootstrap, "unpaced", unpaced, 0, true, false);
       double base = baseline(work, broker, "unpaced", unpaced, 0);
       emit("topology", "ratio_dimstream_to_baseline", dim / base, "x", params("events", unpacedEvents, "keys",
-          keys, "dimstream_events_per_s", Math.round(dim), "baseline_events_per_s", Math.round(base)));
+          keys, "keyed", false, "dimstream_events_per_s", Math.round(dim), "baseline_events_per_s", Math.round(base)));
+      emit("topology", "ratio_dimstream_to_baseline", keyed / base, "x", params("events", unpacedEvents, "keys",
+          keys, "keyed", true, "dimstream_events_per_s", Math.round(keyed), "baseline_events_per_s",
+          Math.round(base)));
+      emit("topology", "ratio_keyed_to_repartitioned", keyed / dim, "x", params("events", unpacedEvents, "keys",
+          keys));
       for (long rate : rates) {
         Input in = input((int) (rate * pacedSeconds), keys);
-        dimstream(work, bootstrap, "paced" + rate, in, rate, false);
+        if (!quick || rate == 2_000) {
+          dimstream(work, bootstrap, "paced" + rate + "-keyed", in, rate, false, true);
+        }
+        dimstream(work, bootstrap, "paced" + rate, in, rate, false, false);
         if (!quick || rate == 2_000) {
           baseline(work, broker, "paced" + rate, in, rate);
         }
@@ -74,14 +93,20 @@ public final class TopologyBench {
     return new Input(keys, s.events(), k, v);
   }
 
-  private static double dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check)
-      throws Exception {
+  private static double dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check,
+      boolean keyed) throws Exception {
     String name = "dim-" + run;
-    DimensionSpec spec = DimensionSpecLoader.load(BenchSpecs.write(work, name, bootstrap,
-        "  compaction: {interval: 1000ms}\n"));
+    Path specFile = BenchSpecs.write(work, name, bootstrap, "  compaction: {interval: 1000ms}\n");
+    if (keyed) {
+      Files.writeString(specFile, "topics: {changes_keyed_by_business_key: true}\n", StandardOpenOption.APPEND);
+    }
+    DimensionSpec spec = DimensionSpecLoader.load(specFile);
+    // keyed as `dimstream produce` keys them; computed before the clock starts, as a producer upstream would
+    List<byte[]> recordKeys = keyed ? canonicalKeys(spec, in) : in.recordKeys();
     try (DimensionService service = DimensionService.start(spec, bootstrap);
         OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
-      Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(), in.recordKeys(), in.values(), rate);
+      long cpu0 = cpuNanos();
+      Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(), recordKeys, in.values(), rate);
       long streamsDone = -1;
       long tableDone = -1;
       long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
@@ -102,12 +127,14 @@ public final class TopologyBench {
           Thread.sleep(20);
         }
       }
+      long cpu = cpuNanos() - cpu0;
       long[] lat = versions.latencies();
       double toVersions = in.values().size() * 1e9 / (streamsDone - sent.startNanos());
       double toTable = in.values().size() * 1e9 / (tableDone - sent.startNanos());
       Map<String, Object> p = params("app", "dimstream", "run", run, "events", in.values().size(), "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
-          "compaction_interval_ms", 1000, "produced_events_per_s", Math.round(sent.perSecond()));
+          "compaction_interval_ms", 1000, "produced_events_per_s", Math.round(sent.perSecond()), "keyed", keyed);
+      emit("topology", "cpu_us_per_event", cpu / 1e3 / in.values().size(), "us", p);
       if (rate == 0) {
         emit("topology", "events_per_s_changes_to_versions", toVersions, "events/s", p);
         emit("topology", "events_per_s_changes_to_table", toTable, "events/s", p);
@@ -140,6 +167,7 @@ public final class TopologyBench {
     try (BaselineStreamsApp app = BaselineStreamsApp.start(kafka, "baseline-" + run, topic, out,
         work.resolve("baseline-" + run + "-state"));
         OutputWatcher watcher = OutputWatcher.start(kafka, out)) {
+      long cpu0 = cpuNanos();
       Load.Sent sent = Load.send(kafka, topic, in.recordKeys(), in.values(), rate);
       long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
       while (watcher.count() < in.values().size()) {
@@ -150,16 +178,30 @@ public final class TopologyBench {
         Thread.sleep(10);
       }
       long done = System.nanoTime();
+      long cpu = cpuNanos() - cpu0;
       double perSecond = in.values().size() * 1e9 / (done - sent.startNanos());
       Map<String, Object> p = params("app", "baseline", "run", run, "events", in.values().size(), "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
           "produced_events_per_s", Math.round(sent.perSecond()), "per_record", "rocksdb get+put, one record out");
+      emit("topology", "cpu_us_per_event", cpu / 1e3 / in.values().size(), "us", p);
       if (rate == 0) {
         emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
       }
       latency("baseline", watcher.latencies(), p);
       return perSecond;
     }
+  }
+
+  /** The canonical business key bytes of each record, as {@code dimstream produce} keys a keyed changes topic. */
+  private static List<byte[]> canonicalKeys(DimensionSpec spec, Input in) {
+    KeyedChanges router = new KeyedChanges(spec);
+    return in.values().stream().map(v -> router.route(null, v, 1).orElseThrow().key()).toList();
+  }
+
+  /** CPU time of every thread of this JVM so far. */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static void latency(String app, long[] sorted, Map<String, Object> p) {

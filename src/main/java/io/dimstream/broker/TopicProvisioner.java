@@ -127,14 +127,20 @@ public final class TopicProvisioner {
       }
       LOG.info("Change records of {} up to {} bytes are applied, larger ones go to {} as too-large; the service "
           + "writes records up to {} bytes", spec.name(), policy.maxRecordBytes(), topics.dlq(), policy.outputLimit());
-      return new Provisioned(List.copyOf(created), policy);
+      int changesPartitions = get(admin.describeTopics(List.of(topics.changes())).allTopicNames(), bootstrap,
+          timeout, "describe topic '" + topics.changes() + "'").get(topics.changes()).partitions().size();
+      return new Provisioned(List.copyOf(created), policy, changesPartitions);
     } finally {
       admin.close(Duration.ofSeconds(5));
     }
   }
 
-  /** What {@link #provision} did and settled. */
-  public record Provisioned(List<String> created, SizePolicy sizes) {}
+  /**
+   * What {@link #provision} did and settled.
+   *
+   * @param changesPartitions the changes topic's partition count, as the cluster describes it now
+   */
+  public record Provisioned(List<String> created, SizePolicy sizes, int changesPartitions) {}
 
   private static void raiseLimit(Admin admin, String topic, int current, SizePolicy policy, Object bootstrap,
       Duration timeout) {

@@ -48,11 +48,17 @@ public final class RejectReason {
   public static final String UNKNOWN_FIELD = "unknown-field";
   /** A record with the {@code dimstream.control} header that is no readable end-of-snapshot marker. */
   public static final String BAD_CONTROL_RECORD = "bad-control-record";
+  /**
+   * Under {@code topics.changes_keyed_by_business_key: true}, a record whose canonical business key belongs in
+   * another changes-topic partition than the one it arrived in; set by the topology, which never applies it. The
+   * detail names the key, both partitions and the fix.
+   */
+  public static final String WRONG_PARTITION = "wrong-partition";
 
   /** Every code, in the order above. */
   public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY,
       MISSING_SEQUENCE, BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, TOO_LARGE,
-      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD, BAD_CONTROL_RECORD);
+      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD, BAD_CONTROL_RECORD, WRONG_PARTITION);
 
   private RejectReason() {}
 }

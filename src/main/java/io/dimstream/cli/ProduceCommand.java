@@ -3,6 +3,7 @@ package io.dimstream.cli;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.InputFormat;
 import io.dimstream.service.KafkaClients;
+import io.dimstream.topology.KeyedChanges;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -21,7 +22,9 @@ import picocli.CommandLine.Option;
     description = {"Sends a file of change events (JSON lines or CSV with a header) to the changes topic.",
         "Each JSON line is sent as it is, so bad lines reach the dead-letter topic like any bad record.",
         "With format: avro each record is first written as Avro binary with the spec's schema; a line that cannot be "
-        + "converted stops produce before anything is sent, naming the line and the field (exit 1)."},
+        + "converted stops produce before anything is sent, naming the line and the field (exit 1).",
+        "With topics.changes_keyed_by_business_key: true each record is keyed by its canonical business key and sent "
+        + "to that key's partition, as the topology checks."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:every record was acknowledged by the broker", "1:the input file or the broker failed",
         "2:bad spec or usage"})
@@ -70,6 +73,18 @@ final class ProduceCommand implements Callable<Integer> {
   }
 
   /**
+   * A keyed changes topic (no repartition hop) takes each record in its business key's partition, keyed by the
+   * canonical key bytes; the partition is set here rather than left to the producer, whose {@code partitioner.class}
+   * the spec's Kafka settings could change. A record that does not decode is rejected wherever it goes.
+   */
+  private static ProducerRecord<byte[], byte[]> keyedRecord(KeyedChanges keyed, ProducerRecord<byte[], byte[]> rec,
+      int partitions) {
+    return keyed.route(rec.key(), rec.value(), partitions)
+        .map(r -> new ProducerRecord<>(rec.topic(), r.partition(), r.key(), rec.value(), rec.headers()))
+        .orElse(rec);
+  }
+
+  /**
    * As {@link #produce(DimensionSpec, Path, Map)}; with {@code snapshot}, the rows carry its headers and, once all
    * are acknowledged, one end-of-snapshot marker goes to every partition of the changes topic.
    */
@@ -90,11 +105,16 @@ final class ProduceCommand implements Callable<Integer> {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
         InputFiles.LineReader lines = InputFiles.forTopic(file, spec);
         Progress progress = Progress.onStderr("records", total)) {
+      KeyedChanges keyed = spec.topics().changesKeyed() ? new KeyedChanges(spec) : null;
+      int changesPartitions = keyed == null ? 0 : producer.partitionsFor(spec.topics().changes()).size();
       while (lines.hasNext()) {
         InputFiles.Line line = lines.next();
         // No record key: the topology keys by the business key itself, whatever the producer did.
         ProducerRecord<byte[], byte[]> rec = snapshot == null
             ? new ProducerRecord<>(spec.topics().changes(), null, line.value()) : snapshot.row(line.value());
+        if (keyed != null) {
+          rec = keyedRecord(keyed, rec, changesPartitions);
+        }
         producer.send(rec, (md, e) -> {
           if (e != null) {
             failed.compareAndSet(null, e);

@@ -115,9 +115,10 @@ public final class DimensionSpecLoader {
         : deleteRule(root.get("delete"), file));
     if (root.has("topics")) {
       JsonNode t = root.get("topics");
-      checkKnown(t, "topics", Set.of("changes", "versions", "dlq"), file);
+      checkKnown(t, "topics", Set.of("changes", "versions", "dlq", "changes_keyed_by_business_key"), file);
       Topics d = Topics.defaults(name);
-      b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq())));
+      b.topics(new Topics(opt(t, "changes", d.changes()), opt(t, "versions", d.versions()), opt(t, "dlq", d.dlq()),
+          changesKeyed(t, file)));
     }
     if (root.has("lateness_horizon")) {
       b.latenessHorizon(horizon(root.get("lateness_horizon"), sequence.isEmpty() ? "" : sequence.get(0), declaredTypes,
@@ -275,6 +276,19 @@ public final class DimensionSpecLoader {
       }
     }
     return new HistoryMode(kind, soft);
+  }
+
+  private static boolean changesKeyed(JsonNode topics, Path file) {
+    JsonNode n = topics.get("changes_keyed_by_business_key");
+    if (n == null) {
+      return false;
+    }
+    if (!n.isBoolean()) {
+      throw SpecErrors.invalid(file, "topics.changes_keyed_by_business_key", "expected true or false, got '"
+          + n.asText() + "'", "write true only when every producer keys each change record by its canonical business "
+          + "key and partitions by Kafka's default (murmur2) partitioner, as `dimstream produce` does (README.md)");
+    }
+    return n.booleanValue();
   }
 
   private static DeleteRule deleteRule(JsonNode node, Path file) {

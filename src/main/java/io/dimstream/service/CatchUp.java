@@ -23,13 +23,18 @@ import org.apache.kafka.common.TopicPartition;
 public final class CatchUp {
   private CatchUp() {}
 
-  /** Whether the Streams application has committed offsets at the end of the changes and repartition topics. */
+  /**
+   * Whether the Streams application has committed offsets at the end of the changes topic and, unless the spec
+   * declares it keyed, the repartition topic.
+   */
   public static boolean streamsCaughtUp(Map<String, Object> kafka, DimensionSpec spec, String applicationId) {
     try (Admin admin = Admin.create(new HashMap<>(kafka))) {
       Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
           .partitionsToOffsetAndMetadata().get();
       String repartition = applicationId + "-" + DimensionTopology.repartitionName(spec) + "-repartition";
-      List<String> sources = List.of(spec.topics().changes(), repartition);
+      // a keyed changes topic is read without the repartition hop, so its topic does not exist
+      List<String> sources = spec.topics().changesKeyed() ? List.of(spec.topics().changes())
+          : List.of(spec.topics().changes(), repartition);
       Map<TopicPartition, OffsetSpec> request = new HashMap<>();
       for (var d : admin.describeTopics(sources).allTopicNames().get().values()) {
         d.partitions().forEach(p -> request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));

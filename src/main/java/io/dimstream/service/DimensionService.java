@@ -99,7 +99,8 @@ public final class DimensionService implements AutoCloseable {
       LOG.info("Embedded Kafka broker up at {} in {} ms (data in {})", broker.bootstrapServers(),
           (System.nanoTime() - t0) / 1_000_000, dataDir.resolve("kafka").toAbsolutePath());
     }
-    sizes = TopicProvisioner.provision(kafka, spec).sizes();
+    TopicProvisioner.Provisioned topics = TopicProvisioner.provision(kafka, spec);
+    sizes = topics.sizes();
 
     table = TableSinkAdapter.openOrCreate(spec);
     VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
@@ -113,6 +114,9 @@ public final class DimensionService implements AutoCloseable {
     kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
     Properties props = DimensionTopology.config(spec, sizes, streamsKafka,
         dataDir.resolve("streams"));
+    // read once at start: while the service runs, a partition added to a keyed changes topic moves keys, and their
+    // records are rejected as wrong-partition instead of being applied by a task that lacks their history
+    props.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, Integer.toString(topics.changesPartitions()));
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Decodes changes-topic records: an accepted one is forwarded keyed by its canonical business key bytes, a
  * rejected one keeps its original key and value and gains the error headers; one over the size policy is rejected
- * as {@code too-large} without being decoded.
+ * as {@code too-large} without being decoded. Under {@code topics.changes_keyed_by_business_key} an accepted record
+ * whose key belongs in another partition than the one it came from is rejected as {@code wrong-partition}.
  */
 final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelope> {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
@@ -36,6 +37,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private org.apache.kafka.common.metrics.Sensor skipped;
 
   private final UnknownFieldWarnings unknownWarnings;
+  /** Partitions of the changes topic when it is declared keyed (no repartition hop); 0 when it is not. */
+  private int keyedPartitions;
   /** Per field name, its counter in this task; bounded because field names come from the input. */
   private final java.util.Map<String, org.apache.kafka.common.metrics.Sensor> unknownCounters = new java.util.HashMap<>();
 
@@ -55,6 +58,17 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
     this.rejected = metrics.counter("decode", TopologyMetrics.Counter.DLQ_RECORDS, "records rejected by the decoder");
     this.skipped = metrics.counter("decode", TopologyMetrics.Counter.TOMBSTONES_SKIPPED,
         "Debezium tombstones after deletes, skipped under delete: debezium");
+    if (spec.topics().changesKeyed()) {
+      Object configured = context.appConfigs().get(DimensionTopology.CHANGES_PARTITIONS_CONFIG);
+      try {
+        keyedPartitions = Integer.parseInt(String.valueOf(configured).trim());
+      } catch (NumberFormatException e) {
+        keyedPartitions = 0;
+      }
+      if (keyedPartitions < 1) {
+        throw TopologyErrors.changesPartitionsUnknown(spec, configured);
+      }
+    }
   }
 
   @Override
@@ -86,8 +100,11 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
         countUnknown(a.unknownFields());
       }
       ChangeEvent event = a.event();
-      context.forward(record.withKey(json.keyBytes(event.key()))
-          .withValue(Envelope.accepted(record.key(), record.value())));
+      byte[] keyBytes = json.keyBytes(event.key());
+      if (keyedPartitions > 0 && wrongPartition(record, keyBytes)) {
+        return;
+      }
+      context.forward(record.withKey(keyBytes).withValue(Envelope.accepted(record.key(), record.value())));
     } else {
       Decoded.Rejected r = (Decoded.Rejected) result;
       rejected.record();
@@ -95,6 +112,25 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       context.forward(record.withValue(Envelope.rejected(record.key(), record.value()))
           .withHeaders(errorHeaders(record.headers(), r.reason(), r.detail())));
     }
+  }
+
+  /**
+   * Without the repartition hop a key's history lives in the task of the partition its records arrive in, so a
+   * record in any other partition than its key's would start a second history of the key: it goes to the DLQ.
+   */
+  private boolean wrongPartition(Record<byte[], byte[]> record, byte[] keyBytes) {
+    int belongs = KeyedChanges.partition(keyBytes, keyedPartitions);
+    int arrived = context.recordMetadata().map(RecordMetadata::partition).orElse(-1);
+    if (arrived == belongs) {
+      return false;
+    }
+    String detail = TopologyErrors.wrongPartition(spec, keyBytes, spec.topics().changes(), arrived, belongs,
+        keyedPartitions);
+    rejected.record();
+    LOG.warn("Rejected record at {}: {} ({})", where(context), RejectReason.WRONG_PARTITION, detail);
+    context.forward(record.withValue(Envelope.rejected(record.key(), record.value()))
+        .withHeaders(errorHeaders(record.headers(), RejectReason.WRONG_PARTITION, detail)));
+    return true;
   }
 
   private void countUnknown(java.util.List<String> fields) {
@@ -128,7 +164,11 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
               + "; send markers with `dimstream produce --snapshot`")));
       return;
     }
-    context.forward(record.withKey(SnapshotMarkers.MARKER_KEY).withValue(Envelope.accepted(null, record.value())));
+    // Without the repartition hop this task sees only its own partition's marker, and every row of its keys came
+    // through that partition before it: for this task the snapshot ends with this one marker.
+    Headers headers = keyedPartitions > 0 ? SnapshotMarkers.asOnlyMarker(record.headers()) : record.headers();
+    context.forward(record.withKey(SnapshotMarkers.MARKER_KEY).withValue(Envelope.accepted(null, record.value()))
+        .withHeaders(headers));
   }
 
   /** The original headers plus {@code dimstream.error} and {@code dimstream.error.detail}. */

@@ -42,11 +42,18 @@ import org.apache.kafka.streams.state.Stores;
  *                                                                      └─► dlq (beyond-lateness-horizon)
  * </pre>
  *
- * <p>Accepted records are always re-keyed by their canonical business key bytes and sent through the repartition
- * topic {@code <application.id>-<dim>-by-key-repartition}. Skipping it when the record key "looks" canonical is
- * not safe: whether a record sits in the partition its business key hashes to depends on the producer's key
- * bytes and partitioner, which the topology cannot see, and a key whose records took two paths could be applied
- * out of order. One extra topic hop buys correctness for keyed, unkeyed and Debezium-keyed input alike.
+ * <p>Accepted records are re-keyed by their canonical business key bytes and sent through the repartition topic
+ * {@code <application.id>-<dim>-by-key-repartition}. Skipping it when the record key "looks" canonical is not
+ * safe: whether a record sits in the partition its business key hashes to depends on the producer's key bytes and
+ * partitioner, which the topology cannot see, and a key whose records took two paths could be applied out of
+ * order. One extra topic hop buys correctness for keyed, unkeyed and Debezium-keyed input alike.
+ *
+ * <p>Only a spec that declares {@code topics.changes_keyed_by_business_key: true} skips it: the topology is then one
+ * sub-topology (decode ─► scd2 ─► versions) and the decoder checks every accepted record against
+ * {@link KeyedChanges#partition} with the changes topic's partition count ({@link #CHANGES_PARTITIONS_CONFIG}); a
+ * record in another partition goes to the DLQ as {@code wrong-partition} and never reaches the SCD2 processor, so
+ * no key's history is ever split between two tasks. An end-of-snapshot marker then ends the snapshot in the task of
+ * the partition it arrived in.
  *
  * <p>The SCD2 processor keeps two persistent (RocksDB, changelogged) stores: {@link #CURRENT_STORE} (canonical
  * key bytes → the key's newest sequence and open version) and {@link #EVENT_STORE} (key bytes + sequence bytes →
@@ -82,6 +89,11 @@ public final class DimensionTopology {
   /** The reason code of an event older than its key's newest sequence minus the lateness horizon. */
   public static final String BEYOND_HORIZON = RejectReason.BEYOND_LATENESS_HORIZON;
   public static final Duration DEFAULT_PRUNE_INTERVAL = Duration.ofSeconds(60);
+  /**
+   * Streams property: the changes topic's partition count, read at start; required when the spec declares
+   * {@code topics.changes_keyed_by_business_key: true}, ignored otherwise.
+   */
+  public static final String CHANGES_PARTITIONS_CONFIG = "dimstream.changes.partitions";
 
   private DimensionTopology() {}
 
@@ -165,9 +177,11 @@ public final class DimensionTopology {
         .mapValues(Envelope::sourceValue, Named.as("rejected-original"))
         .to(spec.topics().dlq(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(DLQ_SINK));
 
-    KStream<OutKey, byte[]> out = routes.get("decoded-accepted")
-        .repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec))
-            .withStreamPartitioner(new MarkerBroadcast()))
+    KStream<byte[], Envelope> accepted = routes.get("decoded-accepted");
+    KStream<byte[], Envelope> byKey = spec.topics().changesKeyed() ? accepted // checked by DecodeProcessor
+        : accepted.repartition(Repartitioned.with(Serdes.ByteArray(), ENVELOPE).withName(repartitionName(spec))
+            .withStreamPartitioner(new MarkerBroadcast()));
+    KStream<OutKey, byte[]> out = byKey
         .process(() -> new Scd2Processor(spec, new Scd2Step(spec, expressions, decoder, kafkaFailures), versions,
             pruneInterval, recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE, SNAPSHOT_STORE);
 

@@ -76,6 +76,19 @@ public final class SnapshotMarkers {
     return headers.lastHeader(CONTROL) != null;
   }
 
+  /**
+   * A copy of a marker's headers that says it is the only marker of its snapshot (partition 0 of 1): what a task
+   * reading a keyed changes topic, with no repartition hop, must wait for.
+   */
+  static Headers asOnlyMarker(Headers marker) {
+    Headers h = new RecordHeaders(marker.toArray());
+    h.remove(PARTITION);
+    h.remove(PARTITIONS);
+    h.add(PARTITION, bytes("0"));
+    h.add(PARTITIONS, bytes("1"));
+    return h;
+  }
+
   /** The snapshot a row belongs to, if it carries one. */
   static Optional<SnapshotRef> snapshotOf(Headers headers) {
     String id = text(headers, SNAPSHOT_ID);

@@ -110,6 +110,8 @@ public final class TopologyRunner implements AutoCloseable {
           b.pruneInterval);
       Map<String, String> kafka = new LinkedHashMap<>();
       kafka.put("bootstrap.servers", "topology-runner:9092");
+      // the driver's topics have one partition each; a test may say otherwise to see records as misplaced
+      kafka.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, "1");
       kafka.putAll(b.streamsConfig);
       Properties props = DimensionTopology.config(spec, kafka, stateDir);
       driver = new TopologyTestDriver(builder.build(), props, b.start);

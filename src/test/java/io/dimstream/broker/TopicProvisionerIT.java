@@ -88,6 +88,16 @@ class TopicProvisionerIT {
   }
 
   @Test
+  void shouldReportThePartitionCountTheChangesTopicReallyHas() throws Exception {
+    admin.createTopics(List.of(new NewTopic("stock.changes", 3, (short) 1))).all().get();
+
+    assertThat(TopicProvisioner.provision(KAFKA.clientProperties(), spec("stock", 1)).changesPartitions())
+        .as("the existing topic's count, not service.partitions").isEqualTo(3);
+    assertThat(TopicProvisioner.provision(KAFKA.clientProperties(), spec("fresh", 2)).changesPartitions())
+        .as("a topic the service created").isEqualTo(2);
+  }
+
+  @Test
   void shouldTakeTheChangesTopicsLimitAndMakeTheOutputTopicsTakeWhatTheServiceWrites() throws Exception {
     admin.createTopics(List.of(new NewTopic("parts.changes", 1, (short) 1)
             .configs(Map.of("max.message.bytes", "2500000")),

@@ -252,6 +252,8 @@ class DimensionSpecLoaderTest {
         bad("debezium delete on json", base + "delete: debezium\n", "delete", "format: debezium-json"),
         bad("avro without schema", base + "format: avro\n", "format", "schema: path/to/schema.avsc"),
         bad("unknown format", base + "format: protobuf\n", "format", "use json, avro or debezium-json"),
+        bad("keyed changes not a boolean", base + "topics: {changes_keyed_by_business_key: yes please}\n",
+            "topics.changes_keyed_by_business_key", "canonical business key"),
         bad("unknown versions format", base + "versions_format: csv\n", "versions_format", "use json or avro"),
         bad("unreadable horizon", base + "lateness_horizon: a month\n", "lateness_horizon", "write e.g. 30d"),
         bad("negative horizon", base + "lateness_horizon: -5\n", "lateness_horizon", "positive"),
@@ -285,6 +287,16 @@ class DimensionSpecLoaderTest {
         .hasMessageStartingWith(file + ": field '" + field + "': ")
         .hasMessageContaining("Fix: ")
         .hasMessageContaining(fix);
+  }
+
+  @Test
+  void shouldReadTheKeyedChangesTopicOptionDefaultingToFalse() throws IOException {
+    String base = "name: c\ncolumns: {id: long, seq: long}\nkey: [id]\nsequence: [seq]\n";
+
+    assertThat(DimensionSpecLoader.load(write("plain.yaml", base)).topics().changesKeyed()).isFalse();
+    assertThat(DimensionSpecLoader.load(write("keyed.yaml", base
+        + "topics: {changes: in.c, changes_keyed_by_business_key: true}\n")).topics())
+        .isEqualTo(new Topics("in.c", "c.versions", "c.dlq", true));
   }
 
   @Test
