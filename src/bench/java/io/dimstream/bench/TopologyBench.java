@@ -34,6 +34,8 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 public final class TopologyBench {
   private static final long SEED = 20_261_129L;
+  /** The embedded broker's request handler and network threads. */
+  private static final String BROKER_THREADS = "data-plane-kafka";
 
   private TopologyBench() {}
 
@@ -81,6 +83,11 @@ public final class TopologyBench {
         "  compaction: {interval: 1000ms}\n"));
     try (DimensionService service = DimensionService.start(spec, bootstrap);
         OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
+      String streamThreads = "dimstream-" + spec.name() + "-";
+      String compactorThread = "compactor-" + spec.name();
+      Map<Long, Long> cpuStreams = ThreadCpu.read(streamThreads);
+      Map<Long, Long> cpuCompactor = ThreadCpu.read(compactorThread);
+      Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
       Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(), in.recordKeys(), in.values(), rate);
       long streamsDone = -1;
       long tableDone = -1;
@@ -113,6 +120,9 @@ public final class TopologyBench {
         emit("topology", "events_per_s_changes_to_table", toTable, "events/s", p);
       }
       latency("dimstream", lat, p);
+      cpu("dimstream_streams", ThreadCpu.since(cpuStreams, streamThreads), in, p);
+      cpu("dimstream_compactor", ThreadCpu.since(cpuCompactor, compactorThread), in, p);
+      cpu("dimstream_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), in, p);
       emit("topology", "ms_last_ack_to_table_visible", (tableDone - sent.endNanos()) / 1e6, "ms", p);
       if (check) {
         List<Version> expected = Scd2Fold.fold(spec, in.events());
@@ -140,6 +150,9 @@ public final class TopologyBench {
     try (BaselineStreamsApp app = BaselineStreamsApp.start(kafka, "baseline-" + run, topic, out,
         work.resolve("baseline-" + run + "-state"));
         OutputWatcher watcher = OutputWatcher.start(kafka, out)) {
+      String streamThreads = "baseline-" + run + "-";
+      Map<Long, Long> cpuStreams = ThreadCpu.read(streamThreads);
+      Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
       Load.Sent sent = Load.send(kafka, topic, in.recordKeys(), in.values(), rate);
       long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
       while (watcher.count() < in.values().size()) {
@@ -158,8 +171,18 @@ public final class TopologyBench {
         emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
       }
       latency("baseline", watcher.latencies(), p);
+      cpu("baseline_streams", ThreadCpu.since(cpuStreams, streamThreads), in, p);
+      cpu("baseline_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), in, p);
       return perSecond;
     }
+  }
+
+  /**
+   * CPU microseconds per change event of one group of threads over the run: on a shared machine the load stretches
+   * wall time but not CPU time, so this is the per-record cost to compare between builds.
+   */
+  private static void cpu(String what, long nanos, Input in, Map<String, Object> p) {
+    emit("topology", "cpu_us_per_event_" + what, nanos / 1e3 / in.values().size(), "us/event", p);
   }
 
   private static void latency(String app, long[] sorted, Map<String, Object> p) {
