@@ -3,6 +3,7 @@ package io.dimstream.topology;
 import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
@@ -40,6 +41,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final Scd2Step step;
   private final IncrementalHistory history;
   private final EventJson eventJson;
+  private final StateBinary state;
   private final VersionRecordCodec versions;
   private final Duration pruneInterval;
   private final RecordSizes sizes;
@@ -60,6 +62,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     this.sizes = sizes;
     this.history = step.history();
     this.eventJson = new EventJson(spec);
+    this.state = new StateBinary(spec);
     this.versions = versions;
     this.pruneInterval = pruneInterval;
   }
@@ -74,7 +77,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     dlqOut = metrics.counter("scd2", TopologyMetrics.Counter.DLQ_RECORDS, "events beyond the lateness horizon or failing");
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
-    this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
+    this.store = new RocksDbHistoryStore(currentStore, events, eventJson, state, spec.sequence().size());
     this.snapshots = new SnapshotTracker(context.getStateStore(DimensionTopology.SNAPSHOT_STORE), spec);
     if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
       context.schedule(pruneInterval, PunctuationType.WALL_CLOCK_TIME, now -> prune());
@@ -101,7 +104,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
         return;
       }
       event = ((Decoded.Accepted) decoded).event();
-      int eventBytes = eventJson.encodeEvent(event).length;
+      int eventBytes = jsonEventBytes(event);
       if (eventBytes > sizes.policy().maxEventBytes()) {
         reject(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
             + sizes.policy().maxEventBytes() + " bytes that keeps every version and state record within Kafka's "
@@ -156,11 +159,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         byte[] keyBytes = kv.key.get();
-        KeyState state = eventJson.decodeKeyState(eventJson.key(keyBytes), kv.value);
-        if (state.open() == null || !state.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
+        KeyState keyState = state.decodeKeyState(eventJson.key(keyBytes), kv.value);
+        if (keyState.open() == null || !keyState.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
           continue;
         }
-        if (state.lastSequence().isBefore(ended.get().at())) {
+        if (keyState.lastSequence().isBefore(ended.get().at())) {
           toClose.add(keyBytes);
         } else {
           newer++;
@@ -181,6 +184,21 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     LOG.info("Snapshot {} ended at {}: closed {} keys it did not carry; left {} open that changed after it",
         ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer);
   }
+
+  /**
+   * The size of the event's JSON form, which the size policy bounds, or a lower bound of it when that is far below
+   * the limit: the JSON form is at most {@value #JSON_EXPANSION} times the binary form plus a few bytes (a one-byte
+   * null or control character is its largest expansion), so only a large event pays for a JSON rendering.
+   */
+  private int jsonEventBytes(ChangeEvent event) {
+    int binary = state.encodeEvent(event).length;
+    if ((long) binary * JSON_EXPANSION + 64 <= sizes.policy().maxEventBytes()) {
+      return binary;
+    }
+    return eventJson.encodeEvent(event).length;
+  }
+
+  private static final int JSON_EXPANSION = 6;
 
   /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */
   private void reject(Record<byte[], Envelope> record, String reason, String detail) {
@@ -213,8 +231,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         byte[] keyBytes = kv.key.get();
-        KeyState state = eventJson.decodeKeyState(eventJson.key(keyBytes), kv.value);
-        pruned += store.prune(keyBytes, history.pruneCutoff(state));
+        KeyState keyState = state.decodeKeyState(eventJson.key(keyBytes), kv.value);
+        pruned += store.prune(keyBytes, history.pruneCutoff(keyState));
       }
     }
     if (pruned > 0) {
