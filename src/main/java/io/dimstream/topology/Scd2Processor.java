@@ -29,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes each change record again (see {@link Envelope} for why), applies its event to the key's history through
+ * Takes each change record's event as the decoder left it in the {@link Envelope} (or decodes the original again when
+ * it is not there), applies it to the key's history through
  * {@link IncrementalHistory} and forwards the resulting version records; a too-late event, one whose decoded form
  * exceeds the size policy, or one the engine fails on is forwarded, unchanged, for the DLQ. Prunes the event store
  * on a wall-clock punctuator.
@@ -96,15 +97,22 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     ChangeEvent event;
     Scd2Step.Outcome outcome;
     try {
-      Decoded decoded = step.decode(env.sourceKey(), env.sourceValue(), record.timestamp(),
-          () -> DecodeProcessor.where(context));
-      if (decoded instanceof Decoded.Rejected r) {
-        // the decoder accepted this record upstream; only a decoder changed in between (an upgrade) gets here
-        reject(record, r.reason(), r.detail());
-        return;
+      byte[] binary = env.event();
+      if (binary != null) {
+        event = state.decodeEvent(key, binary);
+      } else {
+        // an older release's record, or an event too large to carry: decode the original again
+        Decoded decoded = step.decode(env.sourceKey(), env.sourceValue(), record.timestamp(),
+            () -> DecodeProcessor.where(context));
+        if (decoded instanceof Decoded.Rejected r) {
+          // the decoder accepted this record upstream; only a decoder changed in between (an upgrade) gets here
+          reject(record, r.reason(), r.detail());
+          return;
+        }
+        event = ((Decoded.Accepted) decoded).event();
+        binary = state.encodeEvent(event);
       }
-      event = ((Decoded.Accepted) decoded).event();
-      int eventBytes = jsonEventBytes(event);
+      int eventBytes = jsonEventBytes(event, binary.length);
       if (eventBytes > sizes.policy().maxEventBytes()) {
         reject(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
             + sizes.policy().maxEventBytes() + " bytes that keeps every version and state record within Kafka's "
@@ -190,8 +198,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
    * the limit: the JSON form is at most {@value #JSON_EXPANSION} times the binary form plus a few bytes (a one-byte
    * null or control character is its largest expansion), so only a large event pays for a JSON rendering.
    */
-  private int jsonEventBytes(ChangeEvent event) {
-    int binary = state.encodeEvent(event).length;
+  private int jsonEventBytes(ChangeEvent event, int binary) {
     if ((long) binary * JSON_EXPANSION + 64 <= sizes.policy().maxEventBytes()) {
       return binary;
     }
