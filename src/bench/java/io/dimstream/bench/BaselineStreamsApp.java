@@ -37,7 +37,7 @@ final class BaselineStreamsApp implements AutoCloseable {
     p.putAll(kafka);
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200"); // as DimensionService sets it
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(TopologyBench.commitIntervalMs())); // as dimstream's
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toAbsolutePath().toString());
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "1");
     KafkaStreams streams = new KafkaStreams(b.build(), p);

@@ -29,7 +29,12 @@ final class BenchSpecs {
         .append("\n  table_path: ").append(work.resolve(name + "-table"))
         .append("\n  http: {port: 0}\n");
     if (bootstrap != null) {
-      yaml.append("  kafka: {bootstrap.servers: \"").append(bootstrap).append("\"}\n");
+      yaml.append("  kafka: {bootstrap.servers: \"").append(bootstrap).append("\"");
+      String commit = System.getProperty(TopologyBench.COMMIT_INTERVAL_PROPERTY);
+      if (commit != null) {
+        yaml.append(", commit.interval.ms: ").append(Long.parseLong(commit));
+      }
+      yaml.append("}\n");
     }
     yaml.append(serviceExtra);
     Path file = work.resolve(name + ".yaml");

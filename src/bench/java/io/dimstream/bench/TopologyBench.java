@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +33,19 @@ import org.apache.kafka.clients.admin.NewTopic;
  * (exactly-once v2, compactor running, one partition) against {@link BaselineStreamsApp} on the same broker, fed
  * the same generated records by the same producer. Unpaced: events/s until every output is committed, and the
  * ratio dimstream / baseline. Paced at 1k, 2k and 5k events/s: produce → output latency per record. dimstream runs
- * twice: with the repartition hop (the default) and with {@code topics.changes_keyed_by_business_key: true}, its
- * records keyed by the canonical business key as {@code dimstream produce} keys them (param {@code keyed}). Each run
- * also reports the JVM's CPU time per event (broker, producer, Streams and compactor together), which a loaded
- * machine changes less than wall-clock rates.
+ * with the repartition hop (the default) and, in the runs named {@code *-keyed}, with
+ * {@code topics.changes_keyed_by_business_key: true}, its records keyed by the canonical business key as
+ * {@code dimstream produce} keys them (param {@code keyed}).
  */
 public final class TopologyBench {
   private static final long SEED = 20_261_129L;
+  /** The embedded broker's request handler and network threads. */
+  private static final String BROKER_THREADS = "data-plane-kafka";
+  private static final int WARMUP_EVENTS = 10_000;
+  /** {@code -Dtopology.commit_interval_ms=N}: both apps commit every N ms instead of the service's default. */
+  static final String COMMIT_INTERVAL_PROPERTY = "topology.commit_interval_ms";
+  /** False during the warm-up, whose figures are not printed. */
+  private static boolean figures = true;
 
   private TopologyBench() {}
 
@@ -52,33 +57,54 @@ public final class TopologyBench {
     int pacedSeconds = quick ? 6 : 30;
     long[] rates = {1_000, 2_000, 5_000};
 
+    // -Dtopology.runs=unpaced,paced2000 runs a subset (for a quick comparison of two builds)
+    List<String> runs = List.of(System.getProperty("topology.runs", "unpaced,unpaced-keyed,paced1000,paced2000,paced2000-keyed,paced5000")
+        .split(","));
+
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
       String bootstrap = broker.bootstrapServers();
-      Input unpaced = input(unpacedEvents, keys);
-      // a first run pays for the JIT and the new broker (3-6x slower on a loaded machine): warm up on a smaller
-      // stream, reported as run=warmup, so that the compared runs start alike; keyed first all the same
-      dimstream(work, bootstrap, "warmup", input(unpacedEvents / 4, keys), 0, false, false);
-      double keyed = dimstream(work, bootstrap, "unpaced-keyed", unpaced, 0, true, true);
-      double dim = dimstream(work, bootstrap, "unpaced", unpaced, 0, true, false);
-      double base = baseline(work, broker, "unpaced", unpaced, 0);
-      emit("topology", "ratio_dimstream_to_baseline", dim / base, "x", params("events", unpacedEvents, "keys",
-          keys, "keyed", false, "dimstream_events_per_s", Math.round(dim), "baseline_events_per_s", Math.round(base)));
-      emit("topology", "ratio_dimstream_to_baseline", keyed / base, "x", params("events", unpacedEvents, "keys",
-          keys, "keyed", true, "dimstream_events_per_s", Math.round(keyed), "baseline_events_per_s",
-          Math.round(base)));
-      emit("topology", "ratio_keyed_to_repartitioned", keyed / dim, "x", params("events", unpacedEvents, "keys",
-          keys));
+      // Untimed: the first app on a fresh JVM and broker pays for class loading and JIT compilation, which the
+      // steady state of a long-running service does not; both apps are warmed the same way.
+      Input warm = input(WARMUP_EVENTS, keys);
+      figures = false;
+      dimstream(work, bootstrap, "warmup", warm, 0, false, false);
+      baseline(work, broker, "warmup", warm, 0);
+      figures = true;
+      if (runs.contains("unpaced")) {
+        Input unpaced = input(unpacedEvents, keys);
+        double dim = dimstream(work, bootstrap, "unpaced", unpaced, 0, true, false);
+        double base = baseline(work, broker, "unpaced", unpaced, 0);
+        emit("topology", "ratio_dimstream_to_baseline", dim / base, "x", params("events", unpacedEvents, "keys",
+            keys, "keyed", false, "dimstream_events_per_s", Math.round(dim), "baseline_events_per_s",
+            Math.round(base)));
+        if (runs.contains("unpaced-keyed")) {
+          double keyed = dimstream(work, bootstrap, "unpaced-keyed", unpaced, 0, true, true);
+          emit("topology", "ratio_dimstream_to_baseline", keyed / base, "x", params("events", unpacedEvents, "keys",
+              keys, "keyed", true, "dimstream_events_per_s", Math.round(keyed), "baseline_events_per_s",
+              Math.round(base)));
+          emit("topology", "ratio_keyed_to_repartitioned", keyed / dim, "x", params("events", unpacedEvents,
+              "keys", keys));
+        }
+      }
       for (long rate : rates) {
+        if (!runs.contains("paced" + rate)) {
+          continue;
+        }
         Input in = input((int) (rate * pacedSeconds), keys);
-        if (!quick || rate == 2_000) {
+        dimstream(work, bootstrap, "paced" + rate, in, rate, false, false);
+        if (runs.contains("paced" + rate + "-keyed")) {
           dimstream(work, bootstrap, "paced" + rate + "-keyed", in, rate, false, true);
         }
-        dimstream(work, bootstrap, "paced" + rate, in, rate, false, false);
         if (!quick || rate == 2_000) {
           baseline(work, broker, "paced" + rate, in, rate);
         }
       }
     }
+  }
+
+  /** The commit interval both apps run with: the property's, else {@link DimensionService#COMMIT_INTERVAL_MS}. */
+  static long commitIntervalMs() {
+    return Long.getLong(COMMIT_INTERVAL_PROPERTY, DimensionService.COMMIT_INTERVAL_MS);
   }
 
   /** A generated stream with the record keys a keyed CDC topic would carry (the business key). */
@@ -105,7 +131,11 @@ public final class TopologyBench {
     List<byte[]> recordKeys = keyed ? canonicalKeys(spec, in) : in.recordKeys();
     try (DimensionService service = DimensionService.start(spec, bootstrap);
         OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
-      long cpu0 = cpuNanos();
+      String streamThreads = "dimstream-" + spec.name() + "-";
+      String compactorThread = "compactor-" + spec.name();
+      Map<Long, Long> cpuStreams = ThreadCpu.read(streamThreads);
+      Map<Long, Long> cpuCompactor = ThreadCpu.read(compactorThread);
+      Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
       Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(), recordKeys, in.values(), rate);
       long streamsDone = -1;
       long tableDone = -1;
@@ -127,20 +157,24 @@ public final class TopologyBench {
           Thread.sleep(20);
         }
       }
-      long cpu = cpuNanos() - cpu0;
       long[] lat = versions.latencies();
       double toVersions = in.values().size() * 1e9 / (streamsDone - sent.startNanos());
       double toTable = in.values().size() * 1e9 / (tableDone - sent.startNanos());
       Map<String, Object> p = params("app", "dimstream", "run", run, "events", in.values().size(), "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
-          "compaction_interval_ms", 1000, "produced_events_per_s", Math.round(sent.perSecond()), "keyed", keyed);
-      emit("topology", "cpu_us_per_event", cpu / 1e3 / in.values().size(), "us", p);
-      if (rate == 0) {
+          "compaction_interval_ms", 1000, "commit_interval_ms", commitIntervalMs(), "produced_events_per_s",
+          Math.round(sent.perSecond()), "keyed", keyed);
+      if (rate == 0 && figures) {
         emit("topology", "events_per_s_changes_to_versions", toVersions, "events/s", p);
         emit("topology", "events_per_s_changes_to_table", toTable, "events/s", p);
       }
       latency("dimstream", lat, p);
-      emit("topology", "ms_last_ack_to_table_visible", (tableDone - sent.endNanos()) / 1e6, "ms", p);
+      cpu("dimstream_streams", ThreadCpu.since(cpuStreams, streamThreads), in, p);
+      cpu("dimstream_compactor", ThreadCpu.since(cpuCompactor, compactorThread), in, p);
+      cpu("dimstream_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), in, p);
+      if (figures) {
+        emit("topology", "ms_last_ack_to_table_visible", (tableDone - sent.endNanos()) / 1e6, "ms", p);
+      }
       if (check) {
         List<Version> expected = Scd2Fold.fold(spec, in.events());
         List<Version> actual;
@@ -167,7 +201,9 @@ public final class TopologyBench {
     try (BaselineStreamsApp app = BaselineStreamsApp.start(kafka, "baseline-" + run, topic, out,
         work.resolve("baseline-" + run + "-state"));
         OutputWatcher watcher = OutputWatcher.start(kafka, out)) {
-      long cpu0 = cpuNanos();
+      String streamThreads = "baseline-" + run + "-";
+      Map<Long, Long> cpuStreams = ThreadCpu.read(streamThreads);
+      Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
       Load.Sent sent = Load.send(kafka, topic, in.recordKeys(), in.values(), rate);
       long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
       while (watcher.count() < in.values().size()) {
@@ -178,18 +214,29 @@ public final class TopologyBench {
         Thread.sleep(10);
       }
       long done = System.nanoTime();
-      long cpu = cpuNanos() - cpu0;
       double perSecond = in.values().size() * 1e9 / (done - sent.startNanos());
       Map<String, Object> p = params("app", "baseline", "run", run, "events", in.values().size(), "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
-          "produced_events_per_s", Math.round(sent.perSecond()), "per_record", "rocksdb get+put, one record out");
-      emit("topology", "cpu_us_per_event", cpu / 1e3 / in.values().size(), "us", p);
-      if (rate == 0) {
+          "commit_interval_ms", commitIntervalMs(), "produced_events_per_s", Math.round(sent.perSecond()), "per_record", "rocksdb get+put, one record out");
+      if (rate == 0 && figures) {
         emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
       }
       latency("baseline", watcher.latencies(), p);
+      cpu("baseline_streams", ThreadCpu.since(cpuStreams, streamThreads), in, p);
+      cpu("baseline_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), in, p);
       return perSecond;
     }
+  }
+
+  /**
+   * CPU microseconds per change event of one group of threads over the run: on a shared machine the load stretches
+   * wall time but not CPU time, so this is the per-record cost to compare between builds.
+   */
+  private static void cpu(String what, long nanos, Input in, Map<String, Object> p) {
+    if (!figures) {
+      return;
+    }
+    emit("topology", "cpu_us_per_event_" + what, nanos / 1e3 / in.values().size(), "us/event", p);
   }
 
   /** The canonical business key bytes of each record, as {@code dimstream produce} keys a keyed changes topic. */
@@ -198,13 +245,10 @@ public final class TopologyBench {
     return in.values().stream().map(v -> router.route(null, v, 1).orElseThrow().key()).toList();
   }
 
-  /** CPU time of every thread of this JVM so far. */
-  private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-  }
-
   private static void latency(String app, long[] sorted, Map<String, Object> p) {
+    if (!figures) {
+      return;
+    }
     Map<String, Object> q = new java.util.LinkedHashMap<>(p);
     q.put("output_records", sorted.length);
     emit("topology", app + "_latency_p50", percentile(sorted, 50), "ms", q);

@@ -9,7 +9,8 @@ package io.dimstream.config;
  * bounded by construction, and {@link #outputLimit()} covers each of them:
  * <ul>
  *   <li>a dead-letter copy: the original record plus error headers of at most {@link #HEADER_ALLOWANCE} bytes;</li>
- *   <li>a repartition record: the canonical key plus the original key and value, 8 bytes of framing;</li>
+ *   <li>a repartition record: the canonical key plus the original key and value, 8 bytes of framing, and the
+ *       decoded event when it is at most {@link #maxEventBytes()} in the engine's form;</li>
  *   <li>a version record and a current-row changelog record: the key and one version (at most
  *       {@link #maxEventBytes()} in the engine's form);</li>
  *   <li>an event-store changelog record: the key, one event and the version open after it.</li>

@@ -3,6 +3,7 @@ package io.dimstream.topology;
 import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.model.ChangeEvent;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Headers;
@@ -29,6 +30,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
 
   private final Scd2Step step;
   private final EventJson json;
+  private final StateBinary state;
   private final RecordSizes sizes;
   private ProcessorContext<byte[], Envelope> context;
   private TopologyMetrics metrics;
@@ -47,6 +49,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
     this.spec = spec;
     this.step = step;
     this.json = json;
+    this.state = new StateBinary(spec);
     this.sizes = sizes;
     this.unknownWarnings = unknownWarnings;
   }
@@ -104,7 +107,9 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
       if (keyedPartitions > 0 && wrongPartition(record, keyBytes)) {
         return;
       }
-      context.forward(record.withKey(keyBytes).withValue(Envelope.accepted(record.key(), record.value())));
+      byte[] decoded = state.encodeEvent(event);
+      context.forward(record.withKey(keyBytes).withValue(Envelope.accepted(record.key(), record.value(),
+          decoded.length <= sizes.policy().maxEventBytes() ? decoded : null)));
     } else {
       Decoded.Rejected r = (Decoded.Rejected) result;
       rejected.record();

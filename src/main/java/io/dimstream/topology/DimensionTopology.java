@@ -71,9 +71,9 @@ public final class DimensionTopology {
   public static final String VERSIONS_SINK = "versions-sink";
   public static final String DLQ_SINK = "dlq-sink";
   public static final String LATE_DLQ_SINK = "late-dlq-sink";
-  /** Store: canonical key bytes → {@link io.dimstream.history.KeyState} in {@link EventJson} form. */
+  /** Store: canonical key bytes → {@link io.dimstream.history.KeyState} in {@link io.dimstream.codec.StateBinary} form. */
   public static final String CURRENT_STORE = "current-rows";
-  /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link EventJson} form. */
+  /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link io.dimstream.codec.StateBinary} form. */
   public static final String EVENT_STORE = "events";
   /**
    * Store: canonical key bytes → the last streamed snapshot that carried the key (deleted when a snapshot ends), plus

@@ -1,6 +1,7 @@
 package io.dimstream.topology;
 
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
@@ -28,18 +29,20 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class LiveStores {
   private final KafkaStreams streams;
   private final EventJson json;
+  private final StateBinary state;
   private final int sequenceParts;
 
   public LiveStores(KafkaStreams streams, DimensionSpec spec) {
     this.streams = streams;
     this.json = new EventJson(spec);
+    this.state = new StateBinary(spec);
     this.sequenceParts = spec.sequence().size();
   }
 
   /** The key's state after its newest event on this instance, or empty when this instance has none. */
   public Optional<KeyState> keyState(BusinessKey key) {
     byte[] v = store(DimensionTopology.CURRENT_STORE).get(Bytes.wrap(json.keyBytes(key)));
-    return v == null ? Optional.empty() : Optional.of(json.decodeKeyState(key, v));
+    return v == null ? Optional.empty() : Optional.of(state.decodeKeyState(key, v));
   }
 
   /** The key's stored events (within the lateness horizon, plus the re-fold anchor), oldest first. */
@@ -53,7 +56,7 @@ public final class LiveStores {
     try (KeyValueIterator<Bytes, byte[]> it = store(DimensionTopology.EVENT_STORE).range(
         RocksDbHistoryStore.eventKey(kb, Sequence.of(low)), RocksDbHistoryStore.eventKey(kb, Sequence.of(high)))) {
       while (it.hasNext()) {
-        out.add(json.decodeStoredEvent(key, it.next().value));
+        out.add(state.decodeStoredEvent(key, it.next().value));
       }
     }
     return out;

@@ -1,11 +1,13 @@
 package io.dimstream.topology;
 
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.history.HistoryStore;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,8 +20,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * A {@link HistoryStore} over the topology's two key-value byte stores (RocksDB in production):
  * <ul>
- *   <li>current rows: canonical key bytes → {@link KeyState} ({@link EventJson} form);</li>
- *   <li>events: canonical key bytes + sequence bytes → {@link StoredEvent}. Each sequence part is 8 big-endian
+ *   <li>current rows: canonical key bytes ({@link EventJson#keyBytes}) → {@link KeyState} ({@link StateBinary}
+ *       form; the older JSON form is still read);</li>
+ *   <li>events: canonical key bytes + sequence bytes → {@link StoredEvent} (likewise). Each sequence part is 8 big-endian
  *       bytes with the sign bit flipped, so byte order is sequence order and one key's events are one contiguous
  *       range (canonical key bytes are prefix-free).</li>
  * </ul>
@@ -29,15 +32,20 @@ public final class RocksDbHistoryStore implements HistoryStore {
   private final KeyValueStore<Bytes, byte[]> current;
   private final KeyValueStore<Bytes, byte[]> events;
   private final EventJson json;
+  private final StateBinary state;
   private final int sequenceParts;
   private BusinessKey lastKey;
   private byte[] lastKeyBytes;
+  // The fast path stores one open version twice (after the event, and as the key's current row): encode it once.
+  private Version lastVersion;
+  private byte[] lastVersionBytes;
 
   public RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> current, KeyValueStore<Bytes, byte[]> events,
-      EventJson json, int sequenceParts) {
+      EventJson json, StateBinary state, int sequenceParts) {
     this.current = current;
     this.events = events;
     this.json = json;
+    this.state = state;
     this.sequenceParts = sequenceParts;
   }
 
@@ -50,12 +58,12 @@ public final class RocksDbHistoryStore implements HistoryStore {
   @Override
   public KeyState current(BusinessKey key) {
     byte[] v = current.get(Bytes.wrap(keyBytes(key)));
-    return v == null ? null : json.decodeKeyState(key, v);
+    return v == null ? null : state.decodeKeyState(key, v);
   }
 
   @Override
-  public void putCurrent(BusinessKey key, KeyState state) {
-    current.put(Bytes.wrap(keyBytes(key)), json.encode(state));
+  public void putCurrent(BusinessKey key, KeyState keyState) {
+    current.put(Bytes.wrap(keyBytes(key)), this.state.encode(keyState, versionBytes(keyState.open())));
   }
 
   @Override
@@ -66,7 +74,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         if (!kv.key.equals(at)) {
-          return json.decodeStoredEvent(key, kv.value);
+          return state.decodeStoredEvent(key, kv.value);
         }
       }
     }
@@ -79,7 +87,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
     List<StoredEvent> out = new ArrayList<>();
     try (KeyValueIterator<Bytes, byte[]> it = events.range(eventKey(kb, from), eventKey(kb, highest()))) {
       while (it.hasNext()) {
-        out.add(json.decodeStoredEvent(key, it.next().value));
+        out.add(state.decodeStoredEvent(key, it.next().value));
       }
     }
     return out;
@@ -87,7 +95,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   @Override
   public void putEvent(BusinessKey key, StoredEvent event) {
-    events.put(eventKey(keyBytes(key), event.sequence()), json.encode(event));
+    events.put(eventKey(keyBytes(key), event.sequence()), state.encode(event, versionBytes(event.openAfter())));
   }
 
   /**
@@ -135,6 +143,14 @@ public final class RocksDbHistoryStore implements HistoryStore {
       lastKeyBytes = json.keyBytes(key);
     }
     return lastKeyBytes;
+  }
+
+  private byte[] versionBytes(Version v) {
+    if (v != lastVersion || lastVersionBytes == null) {
+      lastVersion = v;
+      lastVersionBytes = state.encodeVersion(v);
+    }
+    return lastVersionBytes;
   }
 
   /** Canonical key bytes followed by the order-preserving bytes of the sequence. */

@@ -3,6 +3,7 @@ package io.dimstream.topology;
 import io.dimstream.change.Decoded;
 import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
@@ -28,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes each change record again (see {@link Envelope} for why), applies its event to the key's history through
+ * Takes each change record's event as the decoder left it in the {@link Envelope} (or decodes the original again when
+ * it is not there), applies it to the key's history through
  * {@link IncrementalHistory} and forwards the resulting version records; a too-late event, one whose decoded form
  * exceeds the size policy, or one the engine fails on is forwarded, unchanged, for the DLQ. Prunes the event store
  * on a wall-clock punctuator.
@@ -40,6 +42,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final Scd2Step step;
   private final IncrementalHistory history;
   private final EventJson eventJson;
+  private final StateBinary state;
   private final VersionRecordCodec versions;
   /** Keys of the snapshots store deleted per pass when a snapshot ends (bounds the memory of the deletion). */
   private static final int SNAPSHOT_DELETE_BATCH = 10_000;
@@ -63,6 +66,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     this.sizes = sizes;
     this.history = step.history();
     this.eventJson = new EventJson(spec);
+    this.state = new StateBinary(spec);
     this.versions = versions;
     this.pruneInterval = pruneInterval;
   }
@@ -77,7 +81,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     dlqOut = metrics.counter("scd2", TopologyMetrics.Counter.DLQ_RECORDS, "events beyond the lateness horizon or failing");
     this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
-    this.store = new RocksDbHistoryStore(currentStore, events, eventJson, spec.sequence().size());
+    this.store = new RocksDbHistoryStore(currentStore, events, eventJson, state, spec.sequence().size());
     this.snapshots = new SnapshotTracker(context.getStateStore(DimensionTopology.SNAPSHOT_STORE), spec);
     if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
       context.schedule(pruneInterval, PunctuationType.WALL_CLOCK_TIME, now -> prune());
@@ -96,15 +100,22 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     ChangeEvent event;
     Scd2Step.Outcome outcome;
     try {
-      Decoded decoded = step.decode(env.sourceKey(), env.sourceValue(), record.timestamp(),
-          () -> DecodeProcessor.where(context));
-      if (decoded instanceof Decoded.Rejected r) {
-        // the decoder accepted this record upstream; only a decoder changed in between (an upgrade) gets here
-        reject(record, r.reason(), r.detail());
-        return;
+      byte[] binary = env.event();
+      if (binary != null) {
+        event = state.decodeEvent(key, binary);
+      } else {
+        // an older release's record, or an event too large to carry: decode the original again
+        Decoded decoded = step.decode(env.sourceKey(), env.sourceValue(), record.timestamp(),
+            () -> DecodeProcessor.where(context));
+        if (decoded instanceof Decoded.Rejected r) {
+          // the decoder accepted this record upstream; only a decoder changed in between (an upgrade) gets here
+          reject(record, r.reason(), r.detail());
+          return;
+        }
+        event = ((Decoded.Accepted) decoded).event();
+        binary = state.encodeEvent(event);
       }
-      event = ((Decoded.Accepted) decoded).event();
-      int eventBytes = eventJson.encodeEvent(event).length;
+      int eventBytes = jsonEventBytes(event, binary.length);
       if (eventBytes > sizes.policy().maxEventBytes()) {
         reject(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
             + sizes.policy().maxEventBytes() + " bytes that keeps every version and state record within Kafka's "
@@ -159,11 +170,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         byte[] keyBytes = kv.key.get();
-        KeyState state = eventJson.decodeKeyState(eventJson.key(keyBytes), kv.value);
-        if (state.open() == null || !state.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
+        KeyState keyState = state.decodeKeyState(eventJson.key(keyBytes), kv.value);
+        if (keyState.open() == null || !keyState.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
           continue;
         }
-        if (state.lastSequence().isBefore(ended.get().at())) {
+        if (keyState.lastSequence().isBefore(ended.get().at())) {
           toClose.add(keyBytes);
         } else {
           newer++;
@@ -186,6 +197,20 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
         + " {} carried-key entries", ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer,
         forgotten);
   }
+
+  /**
+   * The size of the event's JSON form, which the size policy bounds, or a lower bound of it when that is far below
+   * the limit: the JSON form is at most {@value #JSON_EXPANSION} times the binary form plus a few bytes (a one-byte
+   * null or control character is its largest expansion), so only a large event pays for a JSON rendering.
+   */
+  private int jsonEventBytes(ChangeEvent event, int binary) {
+    if ((long) binary * JSON_EXPANSION + 64 <= sizes.policy().maxEventBytes()) {
+      return binary;
+    }
+    return eventJson.encodeEvent(event).length;
+  }
+
+  private static final int JSON_EXPANSION = 6;
 
   /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */
   private void reject(Record<byte[], Envelope> record, String reason, String detail) {
@@ -218,8 +243,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         byte[] keyBytes = kv.key.get();
-        KeyState state = eventJson.decodeKeyState(eventJson.key(keyBytes), kv.value);
-        pruned += store.prune(keyBytes, history.pruneCutoff(state));
+        KeyState keyState = state.decodeKeyState(eventJson.key(keyBytes), kv.value);
+        pruned += store.prune(keyBytes, history.pruneCutoff(keyState));
       }
     }
     if (pruned > 0) {

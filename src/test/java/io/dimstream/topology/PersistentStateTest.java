@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
@@ -64,6 +65,48 @@ class PersistentStateTest {
       all.add(event(1, "pink", 450));
       all.add(event(1, "green", 401));
       assertThat(h.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, all));
+    }
+  }
+
+  @Test
+  void shouldContinueFromStateAnOlderReleaseStoredAsJson() {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
+      List<ChangeEvent> all = new ArrayList<>();
+      String[] first = {item(1, "red", 10), item(1, "blue", 20), item(2, "red", 10), item(1, "blue", 30)};
+      h.send(first);
+      all.addAll(List.of(event(1, "red", 10), event(1, "blue", 20), event(2, "red", 10), event(1, "blue", 30)));
+      // what an older release left: every state value in the JSON form
+      rewriteAsJson(h, DimensionTopology.CURRENT_STORE, true);
+      rewriteAsJson(h, DimensionTopology.EVENT_STORE, false);
+
+      // in order for key 2; late for key 1 (splits blue [20, ..) at 25), then a newer one
+      h.send(item(2, "green", 40), item(1, "pink", 25), item(1, "red", 50));
+      all.addAll(List.of(event(2, "green", 40), event(1, "pink", 25), event(1, "red", 50)));
+
+      assertThat(h.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, all));
+      KeyValueStore<Bytes, byte[]> current = h.driver().getKeyValueStore(DimensionTopology.CURRENT_STORE);
+      EventJson json = new EventJson(ITEMS);
+      assertThat(StateBinary.isBinary(current.get(Bytes.wrap(json.keyBytes(BusinessKey.of(1L)))))).isTrue();
+    }
+  }
+
+  /** Re-encodes every value of a store in the JSON form of {@link EventJson}, as releases before the binary one. */
+  private static void rewriteAsJson(TopologyRunner h, String storeName, boolean keyStates) {
+    KeyValueStore<Bytes, byte[]> store = h.driver().getKeyValueStore(storeName);
+    EventJson json = new EventJson(ITEMS);
+    StateBinary binary = new StateBinary(ITEMS);
+    List<org.apache.kafka.streams.KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
+    try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+      it.forEachRemaining(entries::add);
+    }
+    assertThat(entries).isNotEmpty();
+    for (var kv : entries) {
+      // an event-store key is the canonical key bytes (a JSON array) followed by 8 bytes of sequence
+      byte[] k = kv.key.get();
+      BusinessKey key = json.key(keyStates ? k : java.util.Arrays.copyOf(k, k.length - 8));
+      byte[] old = keyStates ? json.encode(binary.decodeKeyState(key, kv.value))
+          : json.encode(binary.decodeStoredEvent(key, kv.value));
+      store.put(kv.key, old);
     }
   }
 

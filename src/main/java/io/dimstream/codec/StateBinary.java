@@ -1,0 +1,371 @@
+package io.dimstream.codec;
+
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.KeyState;
+import io.dimstream.history.StoredEvent;
+import io.dimstream.model.Absent;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The binary forms of one dimension's change events, {@link StoredEvent}s and {@link KeyState}s, as the topology
+ * keeps them in its state stores and carries a decoded event on its repartition topic. They replace the
+ * {@link EventJson} value forms, which cost a JSON tree per read and per write on the hot path; the reader still
+ * accepts those (state and repartition records written by an older release), told apart by their first byte.
+ *
+ * <p>Layout: one format byte ({@value #FORMAT}; a JSON form starts with {@code [}), then
+ * <ul>
+ *   <li>event: sequence, flags (bit 0 delete), attribute count (0 or all), attributes;</li>
+ *   <li>version: valid_from sequence, 0/1 and the valid_to sequence, attributes (all);</li>
+ *   <li>stored event: event, then 0, or 1 and the version open after it; key state: sequence, then 0 or 1 and
+ *       the open version.</li>
+ * </ul>
+ * A sequence is its part count then each part as a zig-zag varint; an attribute is a tag (0 null, 1 value,
+ * 2 {@link Absent}) and, for a value, its column type's encoding: long/int/date (epoch day) as zig-zag varints,
+ * double as its 8 IEEE bytes, decimal as scale and unscaled two's-complement bytes, boolean as one byte, string as
+ * UTF-8 with a varint length, timestamp as epoch seconds and nanoseconds. Keys are not part of a value: their
+ * canonical bytes stay {@link EventJson#keyBytes}, the caller supplies the key. Immutable and thread-safe;
+ * decoding bytes of neither form throws {@link IllegalArgumentException}.
+ */
+public final class StateBinary {
+  /** The first byte of every binary form. */
+  public static final byte FORMAT = 1;
+
+  private static final byte NULL = 0;
+  private static final byte VALUE = 1;
+  private static final byte ABSENT = 2;
+
+  private final EventJson json;
+  private final ColumnType.Kind[] kinds;
+
+  public StateBinary(DimensionSpec spec) {
+    this.json = new EventJson(spec);
+    this.kinds = spec.attributeColumns().stream().map(Column::type).map(ColumnType::kind)
+        .toArray(ColumnType.Kind[]::new);
+  }
+
+  /** Whether {@code bytes} are in a form of this class rather than an older JSON form. */
+  public static boolean isBinary(byte[] bytes) {
+    return bytes.length > 0 && bytes[0] == FORMAT;
+  }
+
+  /** An event without its key. */
+  public byte[] encodeEvent(ChangeEvent event) {
+    Out out = new Out(64);
+    out.write(FORMAT);
+    event(out, event);
+    return out.bytes();
+  }
+
+  public ChangeEvent decodeEvent(BusinessKey key, byte[] bytes) {
+    if (!isBinary(bytes)) {
+      return json.decodeEvent(key, bytes);
+    }
+    In in = new In(bytes);
+    return event(in, key);
+  }
+
+  /** A stored event without its key. */
+  public byte[] encode(StoredEvent stored) {
+    return encode(stored, encodeVersion(stored.openAfter()));
+  }
+
+  /** A stored event whose version open after it is already {@code versionBytes} ({@link #encodeVersion}). */
+  public byte[] encode(StoredEvent stored, byte[] versionBytes) {
+    Out out = new Out(64 + versionBytes.length);
+    out.write(FORMAT);
+    event(out, stored.event());
+    out.write(versionBytes);
+    return out.bytes();
+  }
+
+  public StoredEvent decodeStoredEvent(BusinessKey key, byte[] bytes) {
+    if (!isBinary(bytes)) {
+      return json.decodeStoredEvent(key, bytes);
+    }
+    In in = new In(bytes);
+    ChangeEvent e = event(in, key);
+    return new StoredEvent(e, version(in, key));
+  }
+
+  /** A key state without its key. */
+  public byte[] encode(KeyState state) {
+    return encode(state, encodeVersion(state.open()));
+  }
+
+  /** A key state whose open version is already {@code versionBytes} ({@link #encodeVersion}). */
+  public byte[] encode(KeyState state, byte[] versionBytes) {
+    Out out = new Out(16 + versionBytes.length);
+    out.write(FORMAT);
+    sequence(out, state.lastSequence());
+    out.write(versionBytes);
+    return out.bytes();
+  }
+
+  public KeyState decodeKeyState(BusinessKey key, byte[] bytes) {
+    if (!isBinary(bytes)) {
+      return json.decodeKeyState(key, bytes);
+    }
+    In in = new In(bytes);
+    Sequence s = sequence(in);
+    return new KeyState(s, version(in, key));
+  }
+
+  /**
+   * The part of a stored event or key state that holds a version (or none), so one version shared by both (the
+   * fast path stores the same open version twice) is encoded once.
+   */
+  public byte[] encodeVersion(Version v) {
+    Out out = new Out(v == null ? 1 : 64);
+    if (v == null) {
+      out.write(0);
+      return out.bytes();
+    }
+    out.write(1);
+    sequence(out, v.validFrom());
+    if (v.validTo() == null) {
+      out.write(0);
+    } else {
+      out.write(1);
+      sequence(out, v.validTo());
+    }
+    attributes(out, v.attributes(), "version attributes");
+    return out.bytes();
+  }
+
+  private void event(Out out, ChangeEvent e) {
+    sequence(out, e.sequence());
+    out.write(e.delete() ? 1 : 0);
+    // as in the JSON form: a delete's attributes are ignored by the fold; keep them only when they are complete
+    if (e.delete() && e.attributes().size() != kinds.length) {
+      out.varint(0);
+    } else {
+      out.varint(kinds.length);
+      attributes(out, e.attributes(), "event attributes");
+    }
+  }
+
+  private ChangeEvent event(In in, BusinessKey key) {
+    Sequence s = sequence(in);
+    boolean delete = (in.read() & 1) == 1;
+    int n = (int) in.varint();
+    if (n != 0 && n != kinds.length) {
+      throw new IllegalArgumentException("expected 0 or " + kinds.length + " attributes in a stored event, got " + n);
+    }
+    List<Object> values = n == 0 ? List.of() : attributes(in);
+    return new ChangeEvent(key, s, delete, values);
+  }
+
+  private Version version(In in, BusinessKey key) {
+    if (in.read() == 0) {
+      return null;
+    }
+    Sequence from = sequence(in);
+    Sequence to = in.read() == 0 ? null : sequence(in);
+    return new Version(key, from, to, attributes(in));
+  }
+
+  private static void sequence(Out out, Sequence s) {
+    out.varint(s.size());
+    for (int i = 0; i < s.size(); i++) {
+      out.zigzag(s.part(i));
+    }
+  }
+
+  private static Sequence sequence(In in) {
+    long[] parts = new long[(int) in.varint()];
+    for (int i = 0; i < parts.length; i++) {
+      parts[i] = in.zigzag();
+    }
+    return Sequence.of(parts);
+  }
+
+  private void attributes(Out out, List<Object> values, String what) {
+    if (values.size() != kinds.length) {
+      throw new IllegalArgumentException("expected " + kinds.length + " " + what + ", got " + values.size());
+    }
+    for (int i = 0; i < kinds.length; i++) {
+      Object v = values.get(i);
+      if (v == null) {
+        out.write(NULL);
+      } else if (v == Absent.VALUE) {
+        out.write(ABSENT);
+      } else {
+        out.write(VALUE);
+        value(out, v, kinds[i]);
+      }
+    }
+  }
+
+  private List<Object> attributes(In in) {
+    List<Object> out = new ArrayList<>(kinds.length);
+    for (ColumnType.Kind kind : kinds) {
+      byte tag = in.read();
+      out.add(switch (tag) {
+        case NULL -> null;
+        case ABSENT -> Absent.VALUE;
+        case VALUE -> value(in, kind);
+        default -> throw new IllegalArgumentException("unknown attribute tag " + tag + " in stored state");
+      });
+    }
+    return out;
+  }
+
+  private static void value(Out out, Object v, ColumnType.Kind kind) {
+    switch (kind) {
+      case LONG -> out.zigzag((Long) v);
+      case INT -> out.zigzag((Integer) v);
+      case DOUBLE -> out.fixed64(Double.doubleToRawLongBits((Double) v));
+      case DECIMAL -> {
+        BigDecimal d = (BigDecimal) v;
+        out.zigzag(d.scale());
+        out.blob(d.unscaledValue().toByteArray());
+      }
+      case BOOLEAN -> out.write((Boolean) v ? 1 : 0);
+      case STRING -> out.blob(((String) v).getBytes(StandardCharsets.UTF_8));
+      case DATE -> out.zigzag(((LocalDate) v).toEpochDay());
+      case TIMESTAMP -> {
+        Instant t = (Instant) v;
+        out.zigzag(t.getEpochSecond());
+        out.varint(t.getNano());
+      }
+      default -> throw new IllegalStateException(kind.toString());
+    }
+  }
+
+  private static Object value(In in, ColumnType.Kind kind) {
+    return switch (kind) {
+      case LONG -> in.zigzag();
+      case INT -> (int) in.zigzag();
+      case DOUBLE -> Double.longBitsToDouble(in.fixed64());
+      case DECIMAL -> {
+        int scale = (int) in.zigzag();
+        yield new BigDecimal(new BigInteger(in.blob()), scale);
+      }
+      case BOOLEAN -> in.read() == 1;
+      case STRING -> new String(in.blob(), StandardCharsets.UTF_8);
+      case DATE -> LocalDate.ofEpochDay(in.zigzag());
+      case TIMESTAMP -> Instant.ofEpochSecond(in.zigzag(), in.varint());
+    };
+  }
+
+  /** A growing byte buffer with varint writes. */
+  private static final class Out {
+    private byte[] buf;
+    private int n;
+
+    Out(int capacity) {
+      buf = new byte[capacity];
+    }
+
+    void write(int b) {
+      ensure(1);
+      buf[n++] = (byte) b;
+    }
+
+    void write(byte[] b) {
+      ensure(b.length);
+      System.arraycopy(b, 0, buf, n, b.length);
+      n += b.length;
+    }
+
+    void varint(long v) {
+      ensure(10);
+      while ((v & ~0x7FL) != 0) {
+        buf[n++] = (byte) ((v & 0x7F) | 0x80);
+        v >>>= 7;
+      }
+      buf[n++] = (byte) v;
+    }
+
+    void zigzag(long v) {
+      varint((v << 1) ^ (v >> 63));
+    }
+
+    void fixed64(long v) {
+      ensure(8);
+      for (int i = 7; i >= 0; i--) {
+        buf[n++] = (byte) (v >>> (8 * i));
+      }
+    }
+
+    void blob(byte[] b) {
+      varint(b.length);
+      write(b);
+    }
+
+    byte[] bytes() {
+      return n == buf.length ? buf : Arrays.copyOf(buf, n);
+    }
+
+    private void ensure(int more) {
+      if (n + more > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
+      }
+    }
+  }
+
+  /** A reader over one encoded value; past its end, {@link IllegalArgumentException}. */
+  private static final class In {
+    private final byte[] buf;
+    private int at = 1; // after the format byte
+
+    In(byte[] buf) {
+      this.buf = buf;
+    }
+
+    byte read() {
+      if (at >= buf.length) {
+        throw new IllegalArgumentException("stored state ends early, at byte " + at + " of " + buf.length);
+      }
+      return buf[at++];
+    }
+
+    long varint() {
+      long v = 0;
+      for (int shift = 0; shift < 64; shift += 7) {
+        byte b = read();
+        v |= (long) (b & 0x7F) << shift;
+        if (b >= 0) {
+          return v;
+        }
+      }
+      throw new IllegalArgumentException("malformed varint in stored state at byte " + at);
+    }
+
+    long zigzag() {
+      long v = varint();
+      return (v >>> 1) ^ -(v & 1);
+    }
+
+    long fixed64() {
+      long v = 0;
+      for (int i = 0; i < 8; i++) {
+        v = (v << 8) | (read() & 0xFF);
+      }
+      return v;
+    }
+
+    byte[] blob() {
+      int len = (int) varint();
+      if (len < 0 || len > buf.length - at) {
+        throw new IllegalArgumentException("a length of " + len + " runs past the end of stored state at byte " + at);
+      }
+      byte[] b = Arrays.copyOfRange(buf, at, at + len);
+      at += len;
+      return b;
+    }
+  }
+}
