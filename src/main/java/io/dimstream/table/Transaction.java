@@ -50,10 +50,16 @@ public final class Transaction {
 
   /** The commit as attempt {@code attempt} of {@link DeltaTable#commit}, which reports it in the result. */
   CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt) {
+    return commit(changes, txns, operation, attempt, FileOwners.none());
+  }
+
+  /** As {@link #commit(List, Map, String)} with the new rows' {@code owners}, as attempt {@code attempt}. */
+  CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt,
+      FileOwners owners) {
     if (used) {
       throw new IllegalStateException("a transaction commits at most once; start a new one");
     }
     used = true;
-    return committer.commit(base.state, base.layout, changes, txns, operation, attempt);
+    return committer.commit(base.state, base.layout, changes, txns, operation, attempt, owners);
   }
 }
