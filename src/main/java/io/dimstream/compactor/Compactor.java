@@ -79,6 +79,8 @@ public final class Compactor implements Runnable, AutoCloseable {
   private volatile int topicPartitions;
   /** False until the group first assigned partitions: the lag is unknown (-1) until then. */
   private volatile boolean joined;
+  /** Set when a table commit threw: the consumer's close must not commit the batch again from its callback. */
+  private volatile boolean commitFailed;
   private final SizePolicy sizes;
   private VersionDeadLetters deadLetters;
   private final AtomicLong deadLettered = new AtomicLong();
@@ -203,7 +205,8 @@ public final class Compactor implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-      if (!batch.isEmpty()) {
+      // after a failed commit (its outcome may be unknown) the consumer closes: nothing more may be written
+      if (!batch.isEmpty() && failure == null && !commitFailed) {
         commit(c, batch);
       }
       assigned.removeAll(revoked);
@@ -278,8 +281,13 @@ public final class Compactor implements Runnable, AutoCloseable {
       }
     }
     long started = System.nanoTime();
-    String summary = table.commit(batch.changes(), batch.txns(), batch.partitions(), ownedPartitions(),
-        ownsAll());
+    String summary;
+    try {
+      summary = table.commit(batch.changes(), batch.txns(), batch.partitions(), ownedPartitions(), ownsAll());
+    } catch (RuntimeException e) {
+      commitFailed = true;
+      throw e;
+    }
     long ms = (System.nanoTime() - started) / 1_000_000;
     LOG.info("{} <- {} records from {} {} ({} ms)", tablePath, batch.records(), spec.topics().versions(),
         summary, ms);

@@ -210,6 +210,79 @@ class ConcurrentWritersTest {
     assertThat(sorted(KernelReader.latest(dir, customers()))).containsExactlyElementsOf(sorted(expected));
   }
 
+  @Test
+  void shouldMatchTheModelWhenTwoWritersCommitAndCompactConcurrently() throws Exception {
+    DeltaTable.create(dir, customers(), Map.of("dimstream.compaction.smallFileRows", "40",
+        "dimstream.compaction.deletedFraction", "0.2"), new TableOptions(clock, 50, Duration.ofMillis(1)));
+    Map<VersionId, Version> model = new java.util.concurrent.ConcurrentHashMap<>();
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (int w = 0; w < 2; w++) {
+      int writer = w;
+      Thread t = new Thread(() -> {
+        DeltaTable mine = DeltaTable.open(dir, new TableOptions(clock, 50, Duration.ofMillis(1)));
+        java.util.Random random = new java.util.Random(writer);
+        Map<Long, List<Version>> history = new HashMap<>();
+        Set<Integer> owned = Set.of(writer, writer + 2);
+        for (int round = 1; round <= 25; round++) {
+          List<VersionChange> batch = new ArrayList<>();
+          Map<VersionId, Integer> partitions = new HashMap<>();
+          for (int i = 0; i < 15; i++) {
+            long key = 4L * random.nextInt(60) + (random.nextBoolean() ? writer : writer + 2);
+            if (batch.stream().anyMatch(c -> c.id().key().values().get(0).equals(key))) {
+              continue;
+            }
+            List<Version> h = history.computeIfAbsent(key, k -> new ArrayList<>());
+            List<VersionChange> changes = new ArrayList<>();
+            if (!h.isEmpty() && random.nextInt(4) == 0) {
+              Version old = h.get(random.nextInt(h.size())); // a correction of any version, open or closed
+              Version fixed = version(key, hours(old.validFrom()), old.validTo() == null ? null
+                  : hours(old.validTo()), "fix" + round);
+              h.set(h.indexOf(old), fixed);
+              changes.add(Versions.upsert(fixed));
+            } else if (!h.isEmpty() && random.nextInt(6) == 0) {
+              Version last = h.remove(h.size() - 1); // a retraction
+              changes.add(Versions.retract(key, hours(last.validFrom())));
+            } else {
+              long hour = 100L * round;
+              if (!h.isEmpty() && h.get(h.size() - 1).validTo() == null) {
+                Version open = h.remove(h.size() - 1);
+                Version closed = version(key, hours(open.validFrom()), hour, open.attributes().get(0).toString());
+                h.add(closed);
+                changes.add(Versions.upsert(closed));
+              }
+              Version next = version(key, hour, null, "r" + round);
+              h.add(next);
+              changes.add(Versions.upsert(next));
+            }
+            for (VersionChange c : changes) {
+              batch.add(c);
+              partitions.put(c.id(), (int) (key % 4));
+            }
+          }
+          FileOwners owners = new FileOwners(partitions, owned, false);
+          mine.commit(batch, Map.of(), "MERGE", owners);
+          mine.compact(false, owners);
+        }
+        history.values().forEach(vs -> vs.forEach(v -> model.put(VersionId.of(v), v)));
+      });
+      t.setUncaughtExceptionHandler((th, e) -> failures.add(e));
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(failures).isEmpty();
+    List<Version> expected = sorted(model.values());
+    assertThat(sorted(Versions.scan(DeltaTable.open(dir).latest()))).containsExactlyElementsOf(expected);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).containsExactlyElementsOf(expected);
+  }
+
+  private static long hours(io.dimstream.model.Sequence s) {
+    return (s.first() / 1_000_000L - Versions.T0.getEpochSecond()) / 3600;
+  }
+
   private List<Path> dvFiles() throws IOException {
     try (Stream<Path> files = Files.walk(dir)) {
       return new ArrayList<>(files.filter(p -> p.getFileName().toString().startsWith("deletion_vector_")).toList());

@@ -129,7 +129,7 @@ public final class ChangeCommit {
         // written on top of other writers' commits: the index holds this commit but not theirs
         TableState.Builder b = state.toBuilder();
         b.apply(actionsOf(after[0], plan));
-        index.committedBehind(b.build(state.version + 1, after[0].timestampMillis), layout);
+        index.committedBehind(b.build(state.version + 1, after[0].timestampMillis), layout, after[0].version);
       }
     } catch (RuntimeException e) {
       index.invalidate();

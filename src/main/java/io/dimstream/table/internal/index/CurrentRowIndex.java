@@ -27,6 +27,8 @@ public final class CurrentRowIndex {
   private final Path root;
   private PositionIndex index;
   private long version = -1;
+  /** The newest table version whose changes the index holds: looking back to an older one means a rebuild. */
+  private long newest = -1;
   /** The current files the index reflects, by path. */
   private Map<String, AddFile> files = Map.of();
 
@@ -40,8 +42,9 @@ public final class CurrentRowIndex {
       return index;
     }
     Map<String, AddFile> now = currentFiles(state, layout);
-    if (index != null && !sameFiles(now, files) && !catchUp(now, layout, state.version)) {
-      index = null;
+    if (index != null && (state.version < newest
+        || !sameFiles(now, files) && !catchUp(now, layout, state.version))) {
+      index = null; // catch-up only goes forward: a deletion vector of a newer version is never undone
     }
     if (index == null) {
       long start = System.nanoTime();
@@ -51,6 +54,7 @@ public final class CurrentRowIndex {
     }
     files = now;
     version = state.version;
+    newest = state.version;
     return index;
   }
 
@@ -63,15 +67,17 @@ public final class CurrentRowIndex {
   public void committed(TableState state, TableLayout layout) {
     files = currentFiles(state, layout);
     version = state.version;
+    newest = state.version;
   }
 
   /**
    * Records that the index holds {@code reflected} (this process's commit applied to the version it read) while the
-   * table has moved past it: the next {@link #at} catches up with the other writers' files.
+   * table has moved past it to {@code committedVersion}: the next {@link #at} catches up with the other writers' files.
    */
-  public void committedBehind(TableState reflected, TableLayout layout) {
+  public void committedBehind(TableState reflected, TableLayout layout, long committedVersion) {
     files = currentFiles(reflected, layout);
     version = -1;
+    newest = committedVersion;
   }
 
   /** Heap bytes of the index (0 before it is built). */
@@ -83,6 +89,7 @@ public final class CurrentRowIndex {
   public void invalidate() {
     index = null;
     version = -1;
+    newest = -1;
   }
 
   private PositionIndex build(TableState state, TableLayout layout) {

@@ -172,7 +172,7 @@ public final class DeletionVectorCompaction {
         } else {
           TableState.Builder b = s.toBuilder();
           b.apply(actionsAt.apply(after.timestampMillis));
-          index.committedBehind(b.build(s.version + 1, after.timestampMillis), layout);
+          index.committedBehind(b.build(s.version + 1, after.timestampMillis), layout, after.version);
         }
       } catch (RuntimeException e) {
         index.invalidate();
