@@ -8,6 +8,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * after the offset the table records (consumer-group offsets are committed afterwards only as a convenience
  * for monitoring tools). A crash between the table commit and anything else re-reads at most what the table
  * already holds, which the txn markers turn into a no-op.
+ *
+ * <p>On a merge-on-read table several compactors (service instances) may write one table: they join the consumer
+ * group {@code <dim>-compactor}, which shares the partitions among them; each commit writes the new rows of a
+ * partition to files owned by it, and concurrent commits that touch disjoint files both land. A copy-on-write table
+ * keeps one compactor, which holds the table's lease and reads every partition.
  *
  * <p>A record the table cannot take (undecodable, or text that is not valid Unicode) is sent to the dead-letter
  * topic with its topic, partition and offset, and the offsets move past it: one bad record never stops the table.
@@ -64,6 +74,13 @@ public final class Compactor implements Runnable, AutoCloseable {
   private volatile int pending = -1;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile Throwable failure;
+  /** The partitions this compactor reads now: all of them with the lease, the group's share otherwise. */
+  private final Set<TopicPartition> assigned = ConcurrentHashMap.newKeySet();
+  private volatile int topicPartitions;
+  /** False until the group first assigned partitions: the lag is unknown (-1) until then. */
+  private volatile boolean joined;
+  /** Set when a table commit threw: the consumer's close must not commit the batch again from its callback. */
+  private volatile boolean commitFailed;
   private final SizePolicy sizes;
   private VersionDeadLetters deadLetters;
   private final AtomicLong deadLettered = new AtomicLong();
@@ -103,15 +120,27 @@ public final class Compactor implements Runnable, AutoCloseable {
   public void run() {
     String topic = spec.topics().versions();
     Duration ttl = Duration.ofMillis(Math.max(30_000, interval.toMillis() * 3));
-    try (CompactorLease lease = CompactorLease.acquire(tablePath, owner, ttl, clock);
+    boolean shared = table.sharedWriters();
+    // A null resource is skipped: shared tables have no lease, the consumer group assigns the partitions.
+    try (CompactorLease lease = shared ? null : CompactorLease.acquire(tablePath, owner, ttl, clock);
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties());
         VersionDeadLetters letters = new VersionDeadLetters(spec.topics().dlq(), kafka, sizes.outputLimit())) {
       deadLetters = letters;
       consumer = c;
       List<TopicPartition> partitions = partitionsOf(c, topic);
-      c.assign(partitions);
-      seekToTableOffsets(c, partitions);
       VersionBatch batch = new VersionBatch(spec.name() + "-versions-");
+      if (shared) {
+        topicPartitions = partitions.size();
+        c.subscribe(List.of(topic), new Rebalance(c, batch));
+        LOG.info("Compactor of {} joins group {} for the partitions of {} (merge-on-read table: several compactors "
+            + "may write it)", spec.name(), spec.name() + "-compactor", topic);
+      } else {
+        c.assign(partitions);
+        assigned.addAll(partitions);
+        joined = true;
+        topicPartitions = partitions.size();
+        seekToTableOffsets(c, partitions);
+      }
       long batchStarted = clock.millis();
       while (running.get()) {
         ConsumerRecords<byte[], byte[]> records;
@@ -125,15 +154,15 @@ public final class Compactor implements Runnable, AutoCloseable {
         }
         boolean due = clock.millis() - batchStarted >= interval.toMillis();
         if (!batch.isEmpty() && (due || batch.records() >= maxRecords)) {
-          lease.renew();
+          renew(lease);
           commit(c, batch);
           maintain();
           batchStarted = clock.millis();
         } else if (due) {
-          lease.renew();
+          renew(lease);
           batchStarted = clock.millis();
         }
-        updateLag(c, partitions);
+        updateLag(c, List.copyOf(assigned));
         pending = batch.records();
       }
       // Clean shutdown: whatever was read is committed before the consumer closes.
@@ -151,6 +180,62 @@ public final class Compactor implements Runnable, AutoCloseable {
     } finally {
       consumer = null;
       stopped.countDown();
+    }
+  }
+
+  private static void renew(CompactorLease lease) {
+    if (lease != null) {
+      lease.renew();
+    }
+  }
+
+  /**
+   * Follows the consumer group's assignment (runs on the polling thread, inside {@code poll}): before partitions go,
+   * what was read is committed, so no batch is ever half-applied; a partition that comes is read from right after
+   * the offset the table records for it.
+   */
+  private final class Rebalance implements ConsumerRebalanceListener {
+    private final KafkaConsumer<byte[], byte[]> c;
+    private final VersionBatch batch;
+
+    Rebalance(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
+      this.c = c;
+      this.batch = batch;
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+      // after a failed commit (its outcome may be unknown) the consumer closes: nothing more may be written
+      if (!batch.isEmpty() && failure == null && !commitFailed) {
+        commit(c, batch);
+      }
+      assigned.removeAll(revoked);
+      LOG.info("Compactor of {} gave up {}", spec.name(), revoked);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> lost) {
+      // Another member may already write these partitions: committing now could apply records twice. Drop the
+      // whole batch and re-read the partitions kept from the table's offsets.
+      assigned.removeAll(lost);
+      batch.clear();
+      seekToTableOffsets(c, List.copyOf(assigned));
+      LOG.warn("Compactor of {} lost {} without a clean hand-over; its pending records were dropped and are re-read "
+          + "by the new owner", spec.name(), lost);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> added) {
+      assigned.addAll(added);
+      joined = true;
+      try {
+        topicPartitions = c.partitionsFor(spec.topics().versions(), Duration.ofSeconds(10)).size();
+      } catch (RuntimeException e) {
+        LOG.debug("Could not count the partitions of {}: {}", spec.topics().versions(), e.toString());
+      }
+      seekToTableOffsets(c, List.copyOf(added));
+      LOG.info("Compactor of {} now writes {} of {} partitions: {}", spec.name(), assigned.size(), topicPartitions,
+          assigned);
     }
   }
 
@@ -196,7 +281,13 @@ public final class Compactor implements Runnable, AutoCloseable {
       }
     }
     long started = System.nanoTime();
-    String summary = table.commit(batch.changes(), batch.txns());
+    String summary;
+    try {
+      summary = table.commit(batch.changes(), batch.txns(), batch.partitions(), ownedPartitions(), ownsAll());
+    } catch (RuntimeException e) {
+      commitFailed = true;
+      throw e;
+    }
     long ms = (System.nanoTime() - started) / 1_000_000;
     LOG.info("{} <- {} records from {} {} ({} ms)", tablePath, batch.records(), spec.topics().versions(),
         summary, ms);
@@ -219,7 +310,7 @@ public final class Compactor implements Runnable, AutoCloseable {
   private void maintain() {
     long started = System.nanoTime();
     try {
-      String summary = table.maintain();
+      String summary = table.maintain(ownedPartitions(), ownsAll());
       if (summary != null) {
         LOG.info("{} compaction: {} ({} ms)", tablePath, summary, (System.nanoTime() - started) / 1_000_000);
       }
@@ -229,6 +320,17 @@ public final class Compactor implements Runnable, AutoCloseable {
       // compaction changes no rows: the next cycle retries it, the stream of commits must not stop for it
       LOG.warn("{}: compaction cycle failed, retried after the next commit: {}", tablePath, e.toString());
     }
+  }
+
+  private Set<Integer> ownedPartitions() {
+    Set<Integer> out = new TreeSet<>();
+    assigned.forEach(tp -> out.add(tp.partition()));
+    return out;
+  }
+
+  /** Whether this compactor reads every partition of the topic (then it may also compact unowned files). */
+  private boolean ownsAll() {
+    return topicPartitions > 0 && assigned.size() >= topicPartitions;
   }
 
   private void seekToTableOffsets(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> partitions) {
@@ -265,6 +367,9 @@ public final class Compactor implements Runnable, AutoCloseable {
   }
 
   private void updateLag(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> partitions) {
+    if (!joined) {
+      return;
+    }
     try {
       Map<TopicPartition, Long> ends = c.endOffsets(partitions, Duration.ofSeconds(5));
       long total = 0;
@@ -288,6 +393,11 @@ public final class Compactor implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     return p;
+  }
+
+  /** The versions-topic partitions this compactor reads now (every one of them on a table with a lease). */
+  public Set<Integer> partitions() {
+    return ownedPartitions();
   }
 
   /**

@@ -1,9 +1,11 @@
 package io.dimstream.compactor;
 
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /** What the compactor needs of the table: the recorded offsets, and one atomic commit per batch. */
 public interface TableSink {
@@ -19,6 +21,33 @@ public interface TableSink {
    * @throws LeaseHeldException when another writer has already applied part of this batch (nothing is written)
    */
   String commit(List<VersionChange> changes, Map<String, Long> txns);
+
+  /**
+   * Whether several compactors may write this table at once, each for the versions-topic partitions a consumer group
+   * assigns it (a merge-on-read table); false when one compactor must hold the table's lease (copy-on-write, where
+   * every commit rewrites shared bucket files).
+   */
+  default boolean sharedWriters() {
+    return false;
+  }
+
+  /**
+   * As {@link #commit(List, Map)} for one of several compactors: the new rows of each change go to files owned by
+   * the partition it was read from.
+   *
+   * @param partitions the versions-topic partition of each change's identity
+   * @param owned      the partitions this compactor is assigned now
+   * @param ownsAll    whether those are all of the topic's partitions
+   */
+  default String commit(List<VersionChange> changes, Map<String, Long> txns, Map<VersionId, Integer> partitions,
+      Set<Integer> owned, boolean ownsAll) {
+    return commit(changes, txns);
+  }
+
+  /** As {@link #maintain()}, rewriting only files of the {@code owned} partitions (any file when {@code ownsAll}). */
+  default String maintain(Set<Integer> owned, boolean ownsAll) {
+    return maintain();
+  }
 
   /**
    * Bounded background maintenance between two commits (for a merge-on-read table: one compaction cycle of files with

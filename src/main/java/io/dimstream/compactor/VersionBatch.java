@@ -3,6 +3,7 @@ package io.dimstream.compactor;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ final class VersionBatch {
   private final Map<VersionId, VersionChange> changes = new LinkedHashMap<>();
   private final Map<Integer, Long> lastOffsets = new TreeMap<>();
   private final Map<Integer, Long> firstOffsets = new TreeMap<>();
+  private final Map<VersionId, Integer> partitions = new HashMap<>();
   private int records;
 
   VersionBatch(String appIdPrefix) {
@@ -31,6 +33,7 @@ final class VersionBatch {
     if (change != null) {
       changes.remove(change.id()); // re-insert so the batch keeps arrival order of the last records
       changes.put(change.id(), change);
+      partitions.put(change.id(), partition);
     }
     lastOffsets.merge(partition, offset, Math::max);
     firstOffsets.merge(partition, offset, Math::min);
@@ -65,7 +68,13 @@ final class VersionBatch {
     return Map.copyOf(firstOffsets);
   }
 
+  /** The partition each change's identity was read from (the owner of the file its new row goes to). */
+  Map<VersionId, Integer> partitions() {
+    return Map.copyOf(partitions);
+  }
+
   void clear() {
+    partitions.clear();
     changes.clear();
     lastOffsets.clear();
     firstOffsets.clear();

@@ -4,6 +4,8 @@ import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.compactor.TableSink;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
+import io.dimstream.table.FileOwners;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /** Lets the compactor write the Delta table without either package knowing the other. */
 public final class TableSinkAdapter implements TableSink {
@@ -36,10 +39,25 @@ public final class TableSinkAdapter implements TableSink {
   }
 
   @Override
+  public boolean sharedWriters() {
+    return table.mergeOnRead();
+  }
+
+  @Override
   public String commit(List<VersionChange> changes, Map<String, Long> txns) {
+    return commit(changes, txns, FileOwners.none());
+  }
+
+  @Override
+  public String commit(List<VersionChange> changes, Map<String, Long> txns, Map<VersionId, Integer> partitions,
+      Set<Integer> owned, boolean ownsAll) {
+    return commit(changes, txns, new FileOwners(partitions, owned, ownsAll));
+  }
+
+  private String commit(List<VersionChange> changes, Map<String, Long> txns, FileOwners owners) {
     CommitResult r;
     try {
-      r = table.commit(changes, txns, "MERGE");
+      r = table.commit(changes, txns, "MERGE", owners);
     } catch (TxnOverlapException e) {
       throw new LeaseHeldException(e.getMessage());
     }
@@ -52,7 +70,15 @@ public final class TableSinkAdapter implements TableSink {
 
   @Override
   public String maintain() {
-    OptimizeResult r = table.compact(false);
+    return summary(table.compact(false));
+  }
+
+  @Override
+  public String maintain(Set<Integer> owned, boolean ownsAll) {
+    return summary(table.compact(false, new FileOwners(Map.of(), owned, ownsAll)));
+  }
+
+  private static String summary(OptimizeResult r) {
     return r.committed() ? String.format(Locale.ROOT, "table version %d: compacted %d files into %d (%d rows)",
         r.version(), r.filesRemoved(), r.filesAdded(), r.rowsRewritten()) : null;
   }

@@ -214,7 +214,20 @@ public final class DeltaTable {
    * @throws CommitStateUnknownException when the outcome of writing a commit file is unknown
    */
   public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation) {
-    return retry.run(attempt -> startTransaction().commit(changes, txns, operation, attempt));
+    return commit(changes, txns, operation, FileOwners.none());
+  }
+
+  /**
+   * As {@link #commit(List, Map, String)}, for one of several writers of this table: on a merge-on-read table the
+   * new rows of each versions-topic partition go to files owned by it ({@link FileOwners}). A lost race against
+   * commits that touched none of this commit's files, recorded none of its txn appIds and added no rows of its
+   * partitions is written again on the newer version as it is (Delta's rule for compatible concurrent writes);
+   * otherwise it is re-planned on the new snapshot.
+   */
+  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
+      FileOwners owners) {
+    Objects.requireNonNull(owners, "owners");
+    return retry.run(attempt -> startTransaction().commit(changes, txns, operation, attempt, owners));
   }
 
   /**
@@ -269,14 +282,28 @@ public final class DeltaTable {
    * @return the commit made, or {@code committed == false} when nothing passed a threshold
    */
   public OptimizeResult compact(boolean all) {
+    return compact(all, FileOwners.none());
+  }
+
+  /**
+   * As {@link #compact(boolean)}, rewriting only the files {@code owners} may rewrite (those of its partitions, and
+   * unowned files only when it owns every partition), each owner's files into files of the same owner. A lost race
+   * is written again on the newer version when the winners removed or re-marked none of its files, else re-planned.
+   */
+  public OptimizeResult compact(boolean all, FileOwners owners) {
     DeletionVectorCompaction compaction = new DeletionVectorCompaction(writer, stats, positions);
     return retry.run(attempt -> {
       Snapshot s = latest();
       if (!ChangeCommit.mergeOnRead(s.state)) {
         return new OptimizeResult(s.version(), false, 0, 0, 0);
       }
-      return compaction.compact(s.state, s.layout, all);
+      return compaction.compact(s.state, s.layout, all, owners);
     });
+  }
+
+  /** Whether commits on the latest version go merge-on-read (deletion vectors), where several writers may commit. */
+  public boolean mergeOnRead() {
+    return ChangeCommit.mergeOnRead(latest().state);
   }
 
   /**

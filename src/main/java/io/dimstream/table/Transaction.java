@@ -48,12 +48,29 @@ public final class Transaction {
     return commit(changes, txns, operation, 1);
   }
 
+  /**
+   * As {@link #commit(List, Map, String)} for one of several writers: the new rows of a merge-on-read commit go to
+   * files of their {@code owners} partition, and a lost race against commits that touched none of this commit's
+   * files (nor its txn appIds, nor rows of its partitions) is written again on the newer version; any other lost race
+   * throws {@link CommitConflictException}, after which a new transaction re-plans on the new snapshot.
+   */
+  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
+      FileOwners owners) {
+    return commit(changes, txns, operation, 1, owners);
+  }
+
   /** The commit as attempt {@code attempt} of {@link DeltaTable#commit}, which reports it in the result. */
   CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt) {
+    return commit(changes, txns, operation, attempt, FileOwners.none());
+  }
+
+  /** As {@link #commit(List, Map, String)} with the new rows' {@code owners}, as attempt {@code attempt}. */
+  CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt,
+      FileOwners owners) {
     if (used) {
       throw new IllegalStateException("a transaction commits at most once; start a new one");
     }
     used = true;
-    return committer.commit(base.state, base.layout, changes, txns, operation, attempt);
+    return committer.commit(base.state, base.layout, changes, txns, operation, attempt, owners);
   }
 }

@@ -49,6 +49,9 @@ public final class ActionCodec {
       if (a.deletionVector() != null) {
         n.set(DELETION_VECTOR, deletionVector(a.deletionVector()));
       }
+      if (!a.tags().isEmpty()) {
+        n.set("tags", stringMap(a.tags()));
+      }
     } else if (action instanceof RemoveFile r) {
       ObjectNode n = root.putObject("remove");
       n.put("path", r.path());
@@ -120,7 +123,7 @@ public final class ActionCodec {
     return switch (e.getKey()) {
       case "add" -> new AddFile(text(n, "path"), map(n.get("partitionValues")), number(n, "size"),
           number(n, "modificationTime"), bool(n, "dataChange"), n.hasNonNull("stats") ? n.get("stats").asText() : null,
-          deletionVector(n.get(DELETION_VECTOR)));
+          deletionVector(n.get(DELETION_VECTOR)), n.hasNonNull("tags") ? map(n.get("tags")) : Map.of());
       case "remove" -> new RemoveFile(text(n, "path"), n.path("deletionTimestamp").asLong(0),
           bool(n, "dataChange"), map(n.get("partitionValues")), n.path("size").asLong(0),
           deletionVector(n.get(DELETION_VECTOR)));

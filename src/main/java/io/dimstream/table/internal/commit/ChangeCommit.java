@@ -14,7 +14,11 @@ import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.table.FileOwners;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.LongFunction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +26,8 @@ import java.util.TreeMap;
 
 /** One attempt to apply a batch of version changes and txn markers as one commit on top of a given state. */
 public final class ChangeCommit {
+  /** How many times a commit is written again on newer versions before it is re-planned. */
+  static final int MAX_REBASES = 20;
   private final CommitWriter writer;
   private final StatsCache stats;
   private final CurrentRowIndex index;
@@ -49,6 +55,16 @@ public final class ChangeCommit {
    */
   public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
       Map<String, Long> txns, String operation, int attempt) {
+    return commit(state, layout, changes, txns, operation, attempt, FileOwners.none());
+  }
+
+  /**
+   * As {@link #commit(TableState, TableLayout, List, Map, String, int)}, writing the new rows of a merge-on-read
+   * commit to files of their {@code owners} partition; a lost race against commits that touched none of its files
+   * is written again on the newer version without re-planning.
+   */
+  public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
+      Map<String, Long> txns, String operation, int attempt, FileOwners owners) {
     long start = System.nanoTime();
     Map<String, Long> markers = txns == null ? Map.of() : txns;
     if (!markers.isEmpty() && markers.entrySet().stream()
@@ -70,7 +86,7 @@ public final class ChangeCommit {
     LogReplay.checkWritable(writer.root(), state);
     if (mergeOnRead(state)) {
       synchronized (index) {
-        return commitMergeOnRead(state, layout, changes, markers, operation, attempt, start);
+        return commitMergeOnRead(state, layout, changes, markers, operation, attempt, start, owners);
       }
     }
     CommitPlanner planner = new CommitPlanner(writer.root(), state, layout, stats);
@@ -82,26 +98,39 @@ public final class ChangeCommit {
       throw e;
     }
     return write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),
-        new TableState[1]);
+        new TableState[1], null);
   }
 
   private CommitResult commitMergeOnRead(TableState state, TableLayout layout, List<VersionChange> changes,
-      Map<String, Long> markers, String operation, int attempt, long start) {
+      Map<String, Long> markers, String operation, int attempt, long start, FileOwners owners) {
     PositionIndex positions = index.at(state, layout);
     MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions);
     CommitPlan plan;
     try {
-      plan = planner.plan(CommitPlanner.lastPerIdentity(writer.root(), layout, changes));
+      plan = planner.plan(CommitPlanner.lastPerIdentity(writer.root(), layout, changes), owners);
     } catch (RuntimeException e) {
       writer.deleteWritten(planner.written());
       throw e;
     }
+    Set<String> touched = new HashSet<>();
+    plan.removed().forEach(f -> touched.add(f.path()));
+    Set<Integer> mine = new HashSet<>(owners.partitions().values());
+    // rows another writer adds for an owner this commit writes (or unowned rows) may be keys of this commit
+    ConcurrentCommits rule = new ConcurrentCommits(touched, markers.keySet(),
+        owner -> owner < 0 || mine.contains(owner) || owners.partitions().isEmpty());
     TableState[] after = new TableState[1];
     CommitResult result = write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),
-        after);
+        after, rule);
     try {
       planner.applyTo(positions);
-      index.committed(after[0], layout);
+      if (after[0].version == state.version + 1) {
+        index.committed(after[0], layout);
+      } else {
+        // written on top of other writers' commits: the index holds this commit but not theirs
+        TableState.Builder b = state.toBuilder();
+        b.apply(actionsOf(after[0], plan));
+        index.committedBehind(b.build(state.version + 1, after[0].timestampMillis), layout, after[0].version);
+      }
     } catch (RuntimeException e) {
       index.invalidate();
       throw e;
@@ -111,8 +140,29 @@ public final class ChangeCommit {
 
   private CommitResult write(TableState state, TableLayout layout, List<VersionChange> changes,
       Map<String, Long> markers, String operation, int attempt, long start, CommitPlan plan, List<AddFile> written,
-      TableState[] after) {
-    long now = writer.timestampAfter(state);
+      TableState[] after, ConcurrentCommits rule) {
+    LongFunction<List<Action>> actionsAt = now -> actions(state, layout, changes, markers, operation, start, plan,
+        now);
+    if (rule == null) {
+      long now = writer.timestampAfter(state);
+      after[0] = writer.write(state.version + 1, actionsAt.apply(now), now, written, state);
+    } else {
+      after[0] = writer.writeRebasing(state, actionsAt, written, rule, MAX_REBASES);
+    }
+    return new CommitResult(after[0].version, true, plan.inserted(), plan.updated(), plan.deleted(),
+        plan.outputRows(), plan.added().size(), plan.removed().size(), attempt, elapsedMs(start));
+  }
+
+  /** The data-file actions of {@code plan} (removes, then adds), as committed at {@code committed}'s time. */
+  private static List<Action> actionsOf(TableState committed, CommitPlan plan) {
+    List<Action> out = new ArrayList<>();
+    plan.removed().forEach(r -> out.add(r.remove(committed.timestampMillis, true)));
+    out.addAll(plan.added());
+    return out;
+  }
+
+  private static List<Action> actions(TableState state, TableLayout layout, List<VersionChange> changes,
+      Map<String, Long> markers, String operation, long start, CommitPlan plan, long now) {
     List<Action> actions = new ArrayList<>();
     for (AddFile r : plan.removed()) {
       actions.add(r.remove(now, true));
@@ -137,10 +187,7 @@ public final class ChangeCommit {
     metrics.put("executionTimeMs", Long.toString(elapsedMs(start)));
     actions.add(0, CommitInfo.of(now, operation, Map.of("predicate", layout.identityPredicate()), metrics,
         state.version, actions.size()).serializable());
-    long version = state.version + 1;
-    after[0] = writer.write(version, actions, now, written, state);
-    return new CommitResult(version, true, plan.inserted(), plan.updated(), plan.deleted(), plan.outputRows(),
-        plan.added().size(), plan.removed().size(), attempt, elapsedMs(start));
+    return actions;
   }
 
   private static long txnVersion(TableState state, String appId) {

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.LongFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +71,52 @@ public final class CommitWriter {
     LOG.debug("{}: committed version {} ({} actions)", log.root, version, actions.size());
     afterCommit.accept(s);
     return s;
+  }
+
+  /**
+   * Writes the commit {@code actionsAt(now)} on top of {@code base}; when another writer took the version first and
+   * {@code rule} finds its commits compatible, writes the same data files again on top of the newest version (with a
+   * new commit time), up to {@code maxRebases} times. An incompatible winner, or too many, deletes the data files and
+   * throws {@link io.dimstream.table.CommitConflictException}, so the caller re-plans on the new snapshot.
+   */
+  public TableState writeRebasing(TableState base, LongFunction<List<Action>> actionsAt, List<AddFile> written,
+      ConcurrentCommits rule, int maxRebases) {
+    TableState on = base;
+    for (int rebase = 0; ; rebase++) {
+      long now = timestampAfter(on);
+      List<Action> actions = actionsAt.apply(now);
+      try {
+        LogReplay.checkWritable(log.root, on);
+      } catch (RuntimeException e) {
+        deleteWritten(written);
+        throw e;
+      }
+      long version = on.version + 1;
+      List<String> lines = new ArrayList<>(actions.size());
+      actions.forEach(a -> lines.add(ActionCodec.toJson(a)));
+      if (log.putIfAbsent(version, lines, now)) {
+        TableState.Builder b = on.toBuilder();
+        b.apply(actions);
+        TableState s = b.build(version, now);
+        snapshots.publish(s);
+        LOG.debug("{}: committed version {} read at {} ({} actions)", log.root, version, base.version,
+            actions.size());
+        afterCommit.accept(s);
+        return s;
+      }
+      TableState latest = snapshots.refresh();
+      Optional<String> conflict = rebase >= maxRebases ? Optional.of("too many concurrent commits")
+          : rule.conflict(log, on.version, latest.version);
+      if (conflict.isPresent()) {
+        LOG.info("{}: version {} was taken and the commit read at version {} conflicts ({}): re-planning", log.root,
+            version, base.version, conflict.get());
+        deleteWritten(written);
+        throw TableErrors.versionTaken(log.commitFile(version), version);
+      }
+      LOG.debug("{}: version {} was taken by a compatible commit; writing on version {}", log.root, version,
+          latest.version);
+      on = latest;
+    }
   }
 
   /** Deletes data files no commit references (written by an attempt that did not commit). */

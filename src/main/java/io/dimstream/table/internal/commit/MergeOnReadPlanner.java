@@ -3,10 +3,12 @@ package io.dimstream.table.internal.commit;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
+import io.dimstream.table.FileOwners;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
+import io.dimstream.table.internal.files.FileOwner;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,8 +68,16 @@ public final class MergeOnReadPlanner {
     return written;
   }
 
-  /** Plans {@code changes} (already normalised; the last change per identity wins) and writes its files. */
+  /** Plans {@code changes} with unowned new files; see {@link #plan(Map, FileOwners)}. */
   public CommitPlan plan(Map<VersionId, VersionChange> last) {
+    return plan(last, FileOwners.none());
+  }
+
+  /**
+   * Plans {@code changes} (already normalised; the last change per identity wins) and writes its files: the new rows
+   * of each owner partition go to files of their own.
+   */
+  public CommitPlan plan(Map<VersionId, VersionChange> last, FileOwners owners) {
     DeletionMarks marks = new DeletionMarks();
     Set<VersionId> found = new HashSet<>();
     Set<VersionId> unresolved = new HashSet<>();
@@ -100,7 +111,7 @@ public final class MergeOnReadPlanner {
         deleted++;
       }
     }
-    long output = write(newCurrent, true) + write(newClosed, false);
+    long output = writeByOwner(newCurrent, true, owners) + writeByOwner(newClosed, false, owners);
     List<AddFile> removed = new ArrayList<>();
     List<AddFile> added = new ArrayList<>(written);
     if (!marks.isEmpty()) {
@@ -120,15 +131,32 @@ public final class MergeOnReadPlanner {
     }
   }
 
+  /** Writes the rows of each owner partition (-1: no owner) to files of their own. */
+  private long writeByOwner(List<Version> rows, boolean current, FileOwners owners) {
+    Map<Integer, List<Version>> byOwner = new TreeMap<>();
+    for (Version v : rows) {
+      byOwner.computeIfAbsent(owners.partitions().getOrDefault(VersionId.of(v), -1), p -> new ArrayList<>()).add(v);
+    }
+    long out = 0;
+    for (Map.Entry<Integer, List<Version>> e : byOwner.entrySet()) {
+      out += write(e.getValue(), current, e.getKey());
+    }
+    return out;
+  }
+
   /** Writes rows in identity order into files of at most targetFileRows; current rows are indexed. */
-  private long write(List<Version> rows, boolean current) {
+  private long write(List<Version> rows, boolean current, int owner) {
     rows.sort(ValueOrder.BY_IDENTITY);
     CompressionCodecName c = current ? currentCodec : codec;
     String dir = layout.partition(current).directory();
+    String codecName = c.name().toLowerCase(Locale.ROOT);
     for (int from = 0; from < rows.size(); from += (int) targetFileRows) {
       List<Version> chunk = rows.subList(from, (int) Math.min(rows.size(), from + targetFileRows));
-      AddFile a = DataFiles.write(root, Buckets.closedFile(dir, c.name().toLowerCase(Locale.ROOT)), chunk, layout,
-          current, c);
+      String name = owner < 0 ? Buckets.closedFile(dir, codecName) : FileOwner.fileName(dir, owner, codecName);
+      AddFile a = DataFiles.write(root, name, chunk, layout, current, c);
+      if (owner >= 0) {
+        a = FileOwner.tag(a, owner);
+      }
       written.add(a);
       if (current) {
         for (int i = 0; i < chunk.size(); i++) {

@@ -6,17 +6,20 @@ import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
+import io.dimstream.table.internal.dv.DeletionVectorFiles;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The position index of one table, kept in step with the versions this process commits and rebuilt from the table
- * (key and valid_from columns of the current files, minus their deletion vectors) when another writer changed the
- * current files. Callers hold its monitor for the length of a commit.
+ * The position index of one table, kept in step with the versions this process commits. When other writers changed
+ * the current files, it catches up by reading the key and valid_from columns of only the files they added, removed
+ * or re-marked (several compactors on one table commit between each other's commits); when most files changed it is
+ * rebuilt from all current files minus their deletion vectors. Callers hold its monitor for the length of a commit.
  */
 public final class CurrentRowIndex {
   private static final Logger LOG = LoggerFactory.getLogger(CurrentRowIndex.class);
@@ -24,8 +27,10 @@ public final class CurrentRowIndex {
   private final Path root;
   private PositionIndex index;
   private long version = -1;
-  /** The current files the index reflects: path to the id of its deletion vector ("" when none). */
-  private Map<String, String> files = Map.of();
+  /** The newest table version whose changes the index holds: looking back to an older one means a rebuild. */
+  private long newest = -1;
+  /** The current files the index reflects, by path. */
+  private Map<String, AddFile> files = Map.of();
 
   public CurrentRowIndex(Path root) {
     this.root = root;
@@ -36,8 +41,12 @@ public final class CurrentRowIndex {
     if (index != null && version == state.version) {
       return index;
     }
-    Map<String, String> now = currentFiles(state, layout);
-    if (index == null || !now.equals(files)) {
+    Map<String, AddFile> now = currentFiles(state, layout);
+    if (index != null && (state.version < newest
+        || !sameFiles(now, files) && !catchUp(now, layout, state.version))) {
+      index = null; // catch-up only goes forward: a deletion vector of a newer version is never undone
+    }
+    if (index == null) {
       long start = System.nanoTime();
       index = build(state, layout);
       LOG.info("{}: rebuilt the position index at version {}: {} rows of {} current files in {} ms ({} bytes)",
@@ -45,6 +54,7 @@ public final class CurrentRowIndex {
     }
     files = now;
     version = state.version;
+    newest = state.version;
     return index;
   }
 
@@ -57,6 +67,17 @@ public final class CurrentRowIndex {
   public void committed(TableState state, TableLayout layout) {
     files = currentFiles(state, layout);
     version = state.version;
+    newest = state.version;
+  }
+
+  /**
+   * Records that the index holds {@code reflected} (this process's commit applied to the version it read) while the
+   * table has moved past it to {@code committedVersion}: the next {@link #at} catches up with the other writers' files.
+   */
+  public void committedBehind(TableState reflected, TableLayout layout, long committedVersion) {
+    files = currentFiles(reflected, layout);
+    version = -1;
+    newest = committedVersion;
   }
 
   /** Heap bytes of the index (0 before it is built). */
@@ -68,6 +89,7 @@ public final class CurrentRowIndex {
   public void invalidate() {
     index = null;
     version = -1;
+    newest = -1;
   }
 
   private PositionIndex build(TableState state, TableLayout layout) {
@@ -102,11 +124,85 @@ public final class CurrentRowIndex {
     return end == at + 13 ? 0 : Long.parseLong(s.substring(at + 13, end));
   }
 
-  private static Map<String, String> currentFiles(TableState state, TableLayout layout) {
-    Map<String, String> out = new HashMap<>();
+  /**
+   * Applies the difference between the files the index reflects and {@code now}: rows of removed files and rows a new
+   * deletion vector deletes leave the index (only where it still points at them), rows of added files enter it.
+   * Returns false, having changed nothing that matters, when a full rebuild is the better choice.
+   */
+  private boolean catchUp(Map<String, AddFile> now, TableLayout layout, long tableVersion) {
+    List<AddFile> gone = new ArrayList<>();
+    List<AddFile> added = new ArrayList<>();
+    for (AddFile old : files.values()) {
+      AddFile n = now.get(old.path());
+      if (n == null || !n.fileId().equals(old.fileId())) {
+        gone.add(old);
+      }
+    }
+    for (AddFile n : now.values()) {
+      if (!files.containsKey(n.path())) {
+        added.add(n);
+      }
+    }
+    if (gone.size() + added.size() > Math.max(16, now.size() / 4)) {
+      return false;
+    }
+    try {
+      for (AddFile old : gone) {
+        AddFile n = now.get(old.path());
+        RoaringBitmapArray deleted = n == null || n.deletionVector() == null ? null
+            : DeletionVectorFiles.read(root, n.deletionVector());
+        try (DataFiles.RowIterator it = DataFiles.readIdentities(root, old, layout, tableVersion)) {
+          while (it.hasNext()) {
+            Version v = it.next();
+            long pos = it.position();
+            if (n != null && (deleted == null || !deleted.contains(pos))) {
+              continue;
+            }
+            byte[] id = IdentityBytes.of(v.key(), v.validFrom());
+            long loc = index.get(id);
+            if (loc >= 0 && PositionIndex.positionOf(loc) == pos && index.file(loc).equals(old.path())) {
+              index.remove(id);
+            }
+          }
+        }
+      }
+      for (AddFile a : added) {
+        int id = index.fileId(a.path());
+        try (DataFiles.RowIterator it = DataFiles.readIdentities(root, a, layout, tableVersion)) {
+          while (it.hasNext()) {
+            Version v = it.next();
+            index.put(IdentityBytes.of(v.key(), v.validFrom()), PositionIndex.location(id, it.position()));
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      // a removed file already vacuumed, for instance: the full rebuild reads only live files
+      LOG.info("{}: position index catch-up failed ({}); rebuilding", root, e.toString());
+      return false;
+    }
+    LOG.debug("{}: position index caught up at version {}: {} files left, {} added", root, tableVersion, gone.size(),
+        added.size());
+    return true;
+  }
+
+  private static boolean sameFiles(Map<String, AddFile> a, Map<String, AddFile> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (AddFile f : a.values()) {
+      AddFile o = b.get(f.path());
+      if (o == null || !o.fileId().equals(f.fileId())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Map<String, AddFile> currentFiles(TableState state, TableLayout layout) {
+    Map<String, AddFile> out = new HashMap<>();
     for (AddFile a : state.adds.values()) {
       if (layout.isCurrentFile(a)) {
-        out.put(a.path(), a.deletionVector() == null ? "" : Objects.toString(a.deletionVector().uniqueId()));
+        out.put(a.path(), a);
       }
     }
     return out;

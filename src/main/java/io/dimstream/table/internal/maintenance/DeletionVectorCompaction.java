@@ -16,7 +16,14 @@ import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.table.FileOwners;
+import io.dimstream.table.internal.commit.ConcurrentCommits;
+import io.dimstream.table.internal.files.FileOwner;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongFunction;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * rows; a full run rewrites every such file. Rows are unchanged, so readers see the same table before and after.
  */
 public final class DeletionVectorCompaction {
+  /** How many times a rewrite is written again on newer versions before it is re-planned. */
+  private static final int MAX_REBASES = 20;
   private static final Logger LOG = LoggerFactory.getLogger(DeletionVectorCompaction.class);
 
   private final CommitWriter writer;
@@ -44,15 +53,23 @@ public final class DeletionVectorCompaction {
     this.index = index;
   }
 
-  /** Compacts on {@code s}; {@code all} lifts the per-cycle bound. */
+  /** Compacts on {@code s} every file, owned or not; {@code all} lifts the per-cycle bound. */
   public OptimizeResult compact(TableState s, TableLayout layout, boolean all) {
+    return compact(s, layout, all, FileOwners.none());
+  }
+
+  /**
+   * Compacts on {@code s} the files {@code owners} may rewrite, each owner's files into files of the same owner;
+   * {@code all} lifts the per-cycle bound.
+   */
+  public OptimizeResult compact(TableState s, TableLayout layout, boolean all, FileOwners owners) {
     Map<String, String> conf = s.metadata.configuration();
     long rowsPerCycle = all ? Long.MAX_VALUE : TableProperties.compactionRowsPerCycle(conf);
     List<AddFile> current = new ArrayList<>();
     List<AddFile> closed = new ArrayList<>();
     long budget = rowsPerCycle;
     for (boolean isCurrent : new boolean[] {true, false}) {
-      List<AddFile> picked = candidates(s, layout, isCurrent, conf);
+      List<AddFile> picked = candidates(s, layout, isCurrent, conf, owners);
       for (AddFile a : picked) {
         if (budget <= 0) {
           break;
@@ -73,15 +90,27 @@ public final class DeletionVectorCompaction {
    * Files of one partition to rewrite: those with enough deleted rows, plus the small ones when there are at least
    * two (one small file alone has nothing to merge with).
    */
-  private List<AddFile> candidates(TableState s, TableLayout layout, boolean isCurrent, Map<String, String> conf) {
+  private List<AddFile> candidates(TableState s, TableLayout layout, boolean isCurrent, Map<String, String> conf,
+      FileOwners owners) {
+    Map<Integer, List<AddFile>> byOwner = new TreeMap<>();
+    for (AddFile a : s.adds.values()) {
+      int owner = FileOwner.of(a).orElse(-1);
+      if (layout.isCurrentFile(a) == isCurrent && owners.mayRewrite(owner)) {
+        byOwner.computeIfAbsent(owner, o -> new ArrayList<>()).add(a);
+      }
+    }
+    List<AddFile> out = new ArrayList<>();
+    byOwner.values().forEach(files -> out.addAll(candidates(files, layout, conf)));
+    return out;
+  }
+
+  /** Of one owner's files: those with enough deleted rows, plus the small ones when there are two to merge. */
+  private List<AddFile> candidates(List<AddFile> files, TableLayout layout, Map<String, String> conf) {
     double fraction = TableProperties.compactionDeletedFraction(conf);
     long small = TableProperties.compactionSmallFileRows(conf);
     List<AddFile> deleted = new ArrayList<>();
     List<AddFile> smalls = new ArrayList<>();
-    for (AddFile a : s.adds.values()) {
-      if (layout.isCurrentFile(a) != isCurrent) {
-        continue;
-      }
+    for (AddFile a : files) {
       long n = stats.get(a, layout).numRecords;
       if (n < 0) {
         continue;
@@ -121,19 +150,30 @@ public final class DeletionVectorCompaction {
     }
     List<AddFile> removed = new ArrayList<>(current);
     removed.addAll(closed);
-    long now = writer.timestampAfter(s);
     long dvsRemoved = removed.stream().filter(a -> a.deletionVector() != null).count();
-    List<Action> actions = OptimizeActions.of(s, now, removed, added, rows, dvsRemoved, start);
+    long rowsOut = rows;
+    LongFunction<List<Action>> actionsAt = at -> OptimizeActions.of(s, at, removed, added, rowsOut, dvsRemoved,
+        start);
     // moved forward only when it reflects the base version; otherwise the next commit rebuilds it
     PositionIndex positionsIndex = current.isEmpty() ? null : index.ifAt(s);
-    TableState after = writer.write(s.version + 1, actions, now, added, s);
+    Set<String> touched = new HashSet<>();
+    removed.forEach(r -> touched.add(r.path()));
+    // a rewrite adds no rows: only winners that removed or re-marked one of its files make it re-plan
+    TableState after = writer.writeRebasing(s, actionsAt, added, new ConcurrentCommits(touched, Set.of(), null),
+        MAX_REBASES);
     if (positionsIndex != null) {
       try {
         for (int i = 0; i < ids.size(); i++) {
           positionsIndex.put(ids.get(i), PositionIndex.location(positionsIndex.fileId(files.get(i)),
               positions.get(i)));
         }
-        index.committed(after, layout);
+        if (after.version == s.version + 1) {
+          index.committed(after, layout);
+        } else {
+          TableState.Builder b = s.toBuilder();
+          b.apply(actionsAt.apply(after.timestampMillis));
+          index.committedBehind(b.build(s.version + 1, after.timestampMillis), layout, after.version);
+        }
       } catch (RuntimeException e) {
         index.invalidate();
         throw e;
@@ -152,6 +192,19 @@ public final class DeletionVectorCompaction {
     if (files.isEmpty()) {
       return 0;
     }
+    Map<Integer, List<AddFile>> byOwner = new TreeMap<>();
+    files.forEach(a -> byOwner.computeIfAbsent(FileOwner.of(a).orElse(-1), o -> new ArrayList<>()).add(a));
+    long rows = 0;
+    for (Map.Entry<Integer, List<AddFile>> e : byOwner.entrySet()) {
+      rows += rewrite(s, layout, e.getValue(), e.getKey(), isCurrent, codec, target, added, ids, positions, paths);
+    }
+    return rows;
+  }
+
+  /** Rewrites files of one owner (-1: none) into files of the same owner. */
+  private long rewrite(TableState s, TableLayout layout, List<AddFile> files, int owner, boolean isCurrent,
+      CompressionCodecName codec, long target, List<AddFile> added, List<byte[]> ids, List<Long> positions,
+      List<String> paths) {
     List<Version> all = new ArrayList<>();
     for (AddFile a : files) {
       try (DataFiles.RowIterator it = DataFiles.read(writer.root(), a, layout, s.version)) {
@@ -168,8 +221,11 @@ public final class DeletionVectorCompaction {
         to++;
       }
       List<Version> chunk = all.subList(from, to);
-      AddFile a = DataFiles.write(writer.root(), Buckets.closedFile(dir, codecName), chunk, layout, isCurrent, codec)
-          .withDataChange(false);
+      String name = owner < 0 ? Buckets.closedFile(dir, codecName) : FileOwner.fileName(dir, owner, codecName);
+      AddFile a = DataFiles.write(writer.root(), name, chunk, layout, isCurrent, codec).withDataChange(false);
+      if (owner >= 0) {
+        a = FileOwner.tag(a, owner);
+      }
       added.add(a);
       if (ids != null) {
         for (int i = 0; i < chunk.size(); i++) {
