@@ -6,12 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Prints one measured figure per JSON line: {@code {"bench","metric","value","unit","params"}}. */
-final class Figures {
+public final class Figures {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private Figures() {}
 
-  static void emit(String bench, String metric, double value, String unit, Map<String, ?> params) {
+  public static void emit(String bench, String metric, double value, String unit, Map<String, ?> params) {
     ObjectNode line = JSON.createObjectNode();
     line.put("bench", bench);
     line.put("metric", metric);
@@ -27,7 +27,7 @@ final class Figures {
   }
 
   /** Parameters in the order given: {@code params("keys", 10, "late", 0.05)}. */
-  static Map<String, Object> params(Object... kv) {
+  public static Map<String, Object> params(Object... kv) {
     Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < kv.length; i += 2) {
       m.put((String) kv[i], kv[i + 1]);

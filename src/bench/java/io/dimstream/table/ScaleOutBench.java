@@ -3,6 +3,7 @@ package io.dimstream.table;
 import static io.dimstream.table.Versions.upsert;
 import static io.dimstream.table.Versions.version;
 
+import io.dimstream.bench.Figures;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
@@ -14,24 +15,24 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Scale-out of the table writer (not a test; {@code bench/scale-out-bench.sh}). The same rounds of changes (per round
+ * Scale-out of the table writer ({@code bench/run --only scaleout}). The same rounds of changes (per round
  * and per partition of 4, {@code changes} version changes: close-outs and new current versions of random keys) are
  * committed into a merge-on-read table of {@code keys} keys by 1 writer owning the 4 partitions, then, on a fresh
  * copy of the table, by 2 writers owning 2 partitions each, committing concurrently (each with its own table instance
  * and position index, as two service instances would). Each writer runs one bounded compaction cycle after each
- * commit, as the compactor does. JSON lines: commits/s, versions/s, process CPU seconds, re-plans, load average.
+ * commit, as the compactor does. JSON lines ({@link Figures}): commits/s, versions/s, process CPU seconds, re-plans,
+ * load average.
  *
- * <p>Arguments: {@code keys rounds changesPerPartition workDir}, e.g. {@code 200000 30 2000 /tmp/so-bench}.
+ * <p>Arguments: {@code quick|full workDir [keys rounds changesPerPartition]}; quick is 100k keys, 12 rounds, 2,000
+ * changes per partition and round; full is 1M keys, 30 rounds, 2,000.
  */
 public final class ScaleOutBench {
   private static final int PARTITIONS = 4;
@@ -39,12 +40,11 @@ public final class ScaleOutBench {
   private ScaleOutBench() {}
 
   public static void main(String[] args) throws Exception {
-    int keys = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-    int perPartition = args.length > 2 ? Integer.parseInt(args[2]) : 2_000;
-    Path work = args.length > 3 ? Path.of(args[3]) : Files.createTempDirectory("scale-out-bench");
-    json("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "maxHeapMb",
-        Runtime.getRuntime().maxMemory() >> 20, "java", System.getProperty("java.version"), "loadavg", loadavg()));
+    boolean quick = args.length == 0 || args[0].equals("quick");
+    Path work = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("scale-out-bench");
+    int keys = args.length > 2 ? Integer.parseInt(args[2]) : quick ? 100_000 : 1_000_000;
+    int rounds = args.length > 3 ? Integer.parseInt(args[3]) : quick ? 12 : 30;
+    int perPartition = args.length > 4 ? Integer.parseInt(args[4]) : 2_000;
     List<List<List<VersionChange>>> data = rounds(keys, rounds, perPartition);
     for (int writers : new int[] {1, 2, 1, 2}) {
       run(work.resolve("w" + writers + "-" + System.nanoTime()), keys, data, writers);
@@ -150,23 +150,16 @@ public final class ScaleOutBench {
     long merges = history.stream().filter(h -> h.version() > startVersion && h.operation().equals("MERGE")).count();
     long optimizes = history.stream().filter(h -> h.version() > startVersion && h.operation().equals("OPTIMIZE"))
         .count();
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("writers", writers);
-    out.put("keys", keys);
-    out.put("rounds", data.size());
-    out.put("versions", versions.get());
-    out.put("commits", commits.get());
-    out.put("mergeCommitsInLog", merges);
-    out.put("optimizeCommitsInLog", optimizes);
-    out.put("replans", replans.get());
-    out.put("seconds", round(seconds));
-    out.put("commitsPerSecond", round(commits.get() / seconds));
-    out.put("versionsPerSecond", round(versions.get() / seconds));
-    out.put("cpuSeconds", round(cpu));
-    out.put("versionsPerCpuSecond", round(versions.get() / cpu));
-    out.put("currentRowsOk", current == keys);
-    out.put("loadavg", loadavg());
-    json("scale-out", out);
+    if (current != keys) {
+      throw new IllegalStateException(writers + " writer(s) left " + current + " current rows, expected " + keys);
+    }
+    Map<String, Object> p = Figures.params("writers", writers, "keys", keys, "rounds", data.size(), "versions",
+        versions.get(), "commits", commits.get(), "merge_commits_in_log", merges, "optimize_commits_in_log", optimizes,
+        "replans", replans.get(), "loadavg", loadavg());
+    Figures.emit("scaleout", "versions_per_s", versions.get() / seconds, "versions/s", p);
+    Figures.emit("scaleout", "commits_per_s", commits.get() / seconds, "commits/s", p);
+    Figures.emit("scaleout", "cpu_s", cpu, "s", p);
+    Figures.emit("scaleout", "versions_per_cpu_s", versions.get() / cpu, "versions/cpu-s", p);
   }
 
   private static long cpuNanos() {
@@ -180,15 +173,5 @@ public final class ScaleOutBench {
     } catch (IOException e) {
       return "unknown";
     }
-  }
-
-  private static double round(double v) {
-    return Math.round(v * 100) / 100.0;
-  }
-
-  private static void json(String bench, Map<String, ?> fields) {
-    String body = fields.entrySet().stream().map(e -> "\"" + e.getKey() + "\":" + (e.getValue() instanceof String s
-        ? "\"" + s + "\"" : String.valueOf(e.getValue()))).collect(Collectors.joining(","));
-    System.out.println(String.format(Locale.ROOT, "{\"bench\":\"%s\",%s}", bench, body));
   }
 }
