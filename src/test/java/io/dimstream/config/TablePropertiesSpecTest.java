@@ -56,6 +56,20 @@ class TablePropertiesSpecTest {
   }
 
   @Test
+  void shouldLoadTheReadmesCopyOnWriteSnippetOfTheTableSection() throws IOException {
+    String readme = Files.readString(Path.of("README.md"));
+    int start = readme.indexOf("<!-- section: table -->");
+    String section = readme.substring(start, readme.indexOf("<!-- section:", start + 1));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("```yaml\n(output:\n  table_properties:.*?)```",
+        java.util.regex.Pattern.DOTALL).matcher(section);
+    assertThat(m.find()).as("the table section shows output.table_properties").isTrue();
+
+    DimensionSpec spec = DimensionSpecLoader.load(write(BASE + m.group(1)));
+
+    assertThat(spec.tableProperties()).containsExactly(Map.entry("delta.enableDeletionVectors", "false"));
+  }
+
+  @Test
   void shouldKeepTablePropertiesWhenTheCommandLineOverridesServiceSettings() throws IOException {
     DimensionSpec spec = DimensionSpecLoader.load(write(BASE
         + "output: {table_properties: {delta.enableDeletionVectors: \"false\"}}\n"));
