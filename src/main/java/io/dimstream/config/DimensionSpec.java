@@ -24,6 +24,8 @@ import java.util.Set;
  * @param history         full history (scd2) or one row per key (scd1); with scd1 no attribute is tracked
  * @param latenessHorizon how far behind a key's newest sequence (first sequence column, in its long units) an
  *                        event may arrive and still be spliced into history; {@link Long#MAX_VALUE} = unbounded
+ * @param tableProperties Delta table properties for the table this spec creates ({@code output.table_properties},
+ *                        names from {@link TableSettings#keys()}); empty for the defaults; an existing table keeps its own
  */
 public record DimensionSpec(
     String name,
@@ -40,7 +42,7 @@ public record DimensionSpec(
     OutputColumns output,
     String avroSchema,
     ServiceSettings service,
-    FieldRules fields, Expressions expressions, HistoryMode history) {
+    FieldRules fields, Expressions expressions, HistoryMode history, Map<String, String> tableProperties) {
 
   /** 30 days in microseconds: the default horizon for timestamp sequences. */
   public static final long DEFAULT_HORIZON_MICROS = 30L * 24 * 3600 * 1_000_000;
@@ -53,6 +55,16 @@ public record DimensionSpec(
     sequence = List.copyOf(sequence);
     tracked = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(tracked));
     expressions = expressions == null ? Expressions.NONE : expressions;
+    tableProperties = tableProperties == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
+  }
+
+  /** A spec that sets no table property (the table defaults apply). */
+  public DimensionSpec(String name, Path source, List<Column> columns, List<String> key, List<String> sequence,
+      Set<String> tracked, DeleteRule deleteRule, InputFormat inputFormat, OutputFormat outputFormat, Topics topics,
+      long latenessHorizon, OutputColumns output, String avroSchema, ServiceSettings service, FieldRules fields,
+      Expressions expressions, HistoryMode history) {
+    this(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat, topics,
+        latenessHorizon, output, avroSchema, service, fields, expressions, history, Map.of());
   }
 
   public Column column(String columnName) {
@@ -128,7 +140,7 @@ public record DimensionSpec(
   /** The same dimension, run with other service settings (command-line overrides). */
   public DimensionSpec withService(ServiceSettings settings) {
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
-        topics, latenessHorizon, output, avroSchema, settings, fields, expressions, history);
+        topics, latenessHorizon, output, avroSchema, settings, fields, expressions, history, tableProperties);
   }
 
   public static DimensionSpecBuilder builder(String name) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Assembles and validates a {@link DimensionSpec}; used by the YAML loader and by tests. */
@@ -27,6 +28,7 @@ public final class DimensionSpecBuilder {
   private FieldRules fields = FieldRules.DEFAULT;
   private Expressions expressions = Expressions.NONE;
   private HistoryMode history = HistoryMode.SCD2;
+  private Map<String, String> tableProperties = Map.of();
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -53,6 +55,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder fields(FieldRules f) { this.fields = f; return this; }
   public DimensionSpecBuilder expressions(Expressions e) { this.expressions = e; return this; }
   public DimensionSpecBuilder history(HistoryMode h) { this.history = h; return this; }
+  public DimensionSpecBuilder tableProperties(Map<String, String> p) { this.tableProperties = Map.copyOf(p); return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -186,7 +189,8 @@ public final class DimensionSpecBuilder {
     }
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
-        service == null ? ServiceSettings.defaults(name) : service, fields, expressions, history);
+        service == null ? ServiceSettings.defaults(name) : service, fields, expressions, history,
+        TableSettings.validate(source, tableProperties));
   }
 
   private Column findColumn(String columnName) {

@@ -126,10 +126,13 @@ public final class DimensionSpecLoader {
     }
     if (root.has("output")) {
       JsonNode o = root.get("output");
-      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current", "version_id"), file);
+      checkKnown(o, "output", Set.of("valid_from", "valid_to", "is_current", "version_id", "table_properties"), file);
       OutputColumns d = OutputColumns.DEFAULT;
       b.output(new OutputColumns(opt(o, "valid_from", d.validFrom()), opt(o, "valid_to", d.validTo()),
           opt(o, "is_current", d.isCurrent()), opt(o, "version_id", null)));
+      if (o.has("table_properties")) {
+        b.tableProperties(tableProperties(o.get("table_properties"), file));
+      }
     }
     b.history(history(root, file));
     b.service(service(root.get("service"), name, file));
@@ -422,6 +425,24 @@ public final class DimensionSpecLoader {
   }
 
   /** A typo in a nested key must not silently fall back to a default. */
+  /** The mapping as text values: YAML's {@code false} or {@code 0.3} mean the same as the quoted text. */
+  private static Map<String, String> tableProperties(JsonNode node, Path file) {
+    if (!node.isObject()) {
+      throw SpecErrors.invalid(file, "output.table_properties", "expected a mapping of property name to value",
+          "write e.g. 'table_properties: {delta.enableDeletionVectors: \"false\"}'");
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+        throw SpecErrors.invalid(file, "output.table_properties." + e.getKey(), "expected a text value, got "
+            + e.getValue(), "give the value as text, e.g. \"false\"");
+      }
+      out.put(e.getKey(), e.getValue().asText());
+    }
+    return out;
+  }
+
   private static void checkKnown(JsonNode node, String prefix, Set<String> known, Path file) {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();

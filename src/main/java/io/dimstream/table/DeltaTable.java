@@ -7,6 +7,7 @@ import io.dimstream.table.internal.commit.BulkLoadCommit;
 import io.dimstream.table.internal.commit.ChangeCommit;
 import io.dimstream.table.internal.commit.CommitRetry;
 import io.dimstream.table.internal.commit.CommitWriter;
+import io.dimstream.table.internal.commit.PropertyDrift;
 import io.dimstream.table.internal.commit.ProtocolUpgrade;
 import io.dimstream.table.internal.commit.SchemaEvolution;
 import io.dimstream.table.internal.commit.TableCreation;
@@ -29,6 +30,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An SCD2 dimension stored as a Delta Lake table (Parquet data files plus a {@code _delta_log}) that any Delta
@@ -47,6 +50,7 @@ import java.util.Objects;
  * serialized by put-if-absent of the next commit file, the loser re-plans on the new snapshot.
  */
 public final class DeltaTable {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
   private final Path root;
   private final TableOptions options;
   private final SnapshotManager snapshots;
@@ -110,14 +114,18 @@ public final class DeltaTable {
     return t;
   }
 
-  /** Opens the table, or creates it (empty properties) when the directory holds none; see {@link #evolve}. */
+  /**
+   * Opens the table, or creates it with the spec's {@link DimensionSpec#tableProperties()} when the directory holds
+   * none; see {@link #evolve}.
+   */
   public static DeltaTable openOrCreate(Path path, DimensionSpec spec) {
-    return openOrCreate(path, spec, Map.of(), TableOptions.defaults());
+    return openOrCreate(path, spec, spec.tableProperties(), TableOptions.defaults());
   }
 
   /**
    * Opens the table at {@code path} and evolves it to {@code spec} ({@link #evolve}), or creates it with
-   * {@code properties} when there is none. Properties of an existing table are left as they are.
+   * {@code properties} when there is none. Properties of an existing table are left as they are: each of
+   * {@code properties} the table does not have is logged as a warning that says how to change it, if it can be.
    */
   public static DeltaTable openOrCreate(Path path, DimensionSpec spec, Map<String, String> properties,
       TableOptions options) {
@@ -133,6 +141,7 @@ public final class DeltaTable {
       }
     }
     DeltaTable t = open(root, options);
+    PropertyDrift.warnings(root, t.latest().state, properties).forEach(LOG::warn);
     t.evolve(spec);
     return t;
   }
