@@ -119,7 +119,8 @@ public final class Backfill {
    * bit (taking the hash modulo the shard count would leave every key of a shard in a few of its map's buckets).
    */
   private static int shardOf(BusinessKey key) {
-    return (int) ((key.hashCode() * 0x9E3779B97F4A7C15L) >>> (64 - Integer.numberOfTrailingZeros(SHARDS)));
+    long h = SpillingArrivals.groupKey(key).hashCode() * 0x9E3779B97F4A7C15L;
+    return (int) (h >>> (64 - Integer.numberOfTrailingZeros(SHARDS)));
   }
 
   /** How many records a run read and rejected. */
@@ -159,16 +160,15 @@ public final class Backfill {
           }
         });
         if (!arrivals.spilled()) {
-          List<Map<BusinessKey, List<Arrival>>> groups = arrivals.inMemory();
+          List<Map<Object, List<Arrival>>> groups = arrivals.inMemory();
           List<Supplier<List<List<Arrival>>>> runs = new ArrayList<>(shards);
           for (int i = 0; i < shards; i++) {
             int shard = i;
             runs.add(groups.get(shard).isEmpty() ? null : () -> {
-              Map<BusinessKey, List<Arrival>> keys = groups.get(shard);
+              List<List<Arrival>> keys = new ArrayList<>(groups.get(shard).values());
               groups.set(shard, null); // folded keys free their events while later shards run
-              List<Map.Entry<BusinessKey, List<Arrival>>> ordered = new ArrayList<>(keys.entrySet());
-              ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
-              return ordered.stream().map(Map.Entry::getValue).toList();
+              keys.sort(Comparator.comparing(run -> run.get(0).event().key(), BusinessKeys.ORDER));
+              return keys;
             });
           }
           dead.addAll(fold(runs, pool, source, sink));
