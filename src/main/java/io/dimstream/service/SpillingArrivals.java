@@ -153,14 +153,20 @@ final class SpillingArrivals implements AutoCloseable {
         values.close();
         valuesIn = FileChannel.open(dir.resolve("values.bin"), StandardOpenOption.READ);
       }
-      ByteBuffer len = ByteBuffer.allocate(4);
-      valuesIn.read(len, at);
-      ByteBuffer v = ByteBuffer.allocate(len.flip().getInt());
-      valuesIn.read(v, at + 4);
-      return v.array();
+      ByteBuffer len = readFully(ByteBuffer.allocate(4), at);
+      return readFully(ByteBuffer.allocate(len.flip().getInt()), at + 4).array();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the backfill spill file " + dir.resolve("values.bin"), e);
     }
+  }
+
+  private ByteBuffer readFully(ByteBuffer b, long at) throws IOException {
+    while (b.hasRemaining()) {
+      if (valuesIn.read(b, at + b.position()) < 0) {
+        throw new EOFException("the backfill spill file " + dir.resolve("values.bin") + " ends before byte " + at);
+      }
+    }
+    return b;
   }
 
   private void spillAll() {
