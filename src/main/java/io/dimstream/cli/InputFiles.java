@@ -7,7 +7,6 @@ import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.InputFormat;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,11 +14,11 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 
 /**
  * Reads a file of change events as record values: JSON lines ({@code .jsonl}, {@code .json}, one record per
- * non-blank line, passed on byte for byte so a malformed line reaches the dead-letter topic as it is), or CSV
+ * non-blank line, passed on byte for byte, never decoded here, so a malformed line, or one that is not valid UTF-8,
+ * reaches the dead-letter topic as it is), or CSV
  * with a header row ({@code .csv}; each row becomes a JSON object, empty cells null). For a spec whose input format
  * is Avro, {@link #forTopic} converts each record into Avro binary with the spec's writer schema.
  */
@@ -145,46 +144,7 @@ final class InputFiles {
   }
 
   private static LineReader jsonLines(Path file) throws IOException {
-    BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-    return new LineReader() {
-      private long number;
-      private Line next = advance();
-
-      private Line advance() {
-        try {
-          String l;
-          while ((l = reader.readLine()) != null) {
-            number++;
-            if (!l.isBlank()) {
-              return new Line(number, l.getBytes(StandardCharsets.UTF_8));
-            }
-          }
-          return null;
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException("Cannot read " + file + " at line " + (number + 1), e);
-        }
-      }
-
-      @Override
-      public boolean hasNext() {
-        return next != null;
-      }
-
-      @Override
-      public Line next() {
-        if (next == null) {
-          throw new NoSuchElementException();
-        }
-        Line out = next;
-        next = advance();
-        return out;
-      }
-
-      @Override
-      public void close() throws IOException {
-        reader.close();
-      }
-    };
+    return new ByteLines(file);
   }
 
   private static LineReader csv(Path file) throws IOException {

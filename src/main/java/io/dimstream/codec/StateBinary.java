@@ -49,9 +49,12 @@ public final class StateBinary {
 
   private final EventJson json;
   private final ColumnType.Kind[] kinds;
+  private final ColumnType.Kind[] keyKinds;
 
   public StateBinary(DimensionSpec spec) {
     this.json = new EventJson(spec);
+    this.keyKinds = spec.keyColumns().stream().map(Column::type).map(ColumnType::kind)
+        .toArray(ColumnType.Kind[]::new);
     this.kinds = spec.attributeColumns().stream().map(Column::type).map(ColumnType::kind)
         .toArray(ColumnType.Kind[]::new);
   }
@@ -59,6 +62,32 @@ public final class StateBinary {
   /** Whether {@code bytes} are in a form of this class rather than an older JSON form. */
   public static boolean isBinary(byte[] bytes) {
     return bytes.length > 0 && bytes[0] == FORMAT;
+  }
+
+  /**
+   * A key in a compact binary form (each value as an attribute of its column's type, no format byte), for keys kept
+   * outside the stores, such as backfill's spilled events; equal keys give equal bytes. Not the canonical key bytes
+   * of the topics and stores ({@link EventJson#keyBytes}).
+   */
+  public byte[] encodeKey(BusinessKey key) {
+    if (key.values().size() != keyKinds.length) {
+      throw new IllegalArgumentException("expected " + keyKinds.length + " key values, got " + key.values().size());
+    }
+    Out out = new Out(16);
+    for (int i = 0; i < keyKinds.length; i++) {
+      value(out, key.values().get(i), keyKinds[i]);
+    }
+    return out.bytes();
+  }
+
+  /** The inverse of {@link #encodeKey}. */
+  public BusinessKey decodeKey(byte[] bytes) {
+    In in = new In(bytes, 0);
+    Object[] values = new Object[keyKinds.length];
+    for (int i = 0; i < keyKinds.length; i++) {
+      values[i] = value(in, keyKinds[i]);
+    }
+    return BusinessKey.of(values);
   }
 
   /** An event without its key. */
@@ -320,10 +349,15 @@ public final class StateBinary {
   /** A reader over one encoded value; past its end, {@link IllegalArgumentException}. */
   private static final class In {
     private final byte[] buf;
-    private int at = 1; // after the format byte
+    private int at;
 
     In(byte[] buf) {
+      this(buf, 1); // after the format byte
+    }
+
+    In(byte[] buf, int at) {
       this.buf = buf;
+      this.at = at;
     }
 
     byte read() {

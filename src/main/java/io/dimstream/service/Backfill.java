@@ -3,6 +3,7 @@ package io.dimstream.service;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.change.ChangeDecoder;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
@@ -16,6 +17,7 @@ import io.dimstream.topology.Scd2Step;
 import io.dimstream.topology.UnknownFieldWarnings;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,7 +119,8 @@ public final class Backfill {
    * bit (taking the hash modulo the shard count would leave every key of a shard in a few of its map's buckets).
    */
   private static int shardOf(BusinessKey key) {
-    return (int) ((key.hashCode() * 0x9E3779B97F4A7C15L) >>> (64 - Integer.numberOfTrailingZeros(SHARDS)));
+    long h = SpillingArrivals.groupKey(key).hashCode() * 0x9E3779B97F4A7C15L;
+    return (int) (h >>> (64 - Integer.numberOfTrailingZeros(SHARDS)));
   }
 
   /** How many records a run read and rejected. */
@@ -147,7 +151,8 @@ public final class Backfill {
           threads);
       List<DeadLetter> dead = new ArrayList<>();
       long read;
-      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget)) {
+      StateBinary binary = new StateBinary(spec);
+      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary)) {
         read = decode.run(records, source, shardOf, chunk -> {
           dead.addAll(chunk.rejected());
           for (int i = 0; i < chunk.arrivals().size(); i++) {
@@ -155,20 +160,41 @@ public final class Backfill {
           }
         });
         if (!arrivals.spilled()) {
-          dead.addAll(fold(arrivals.inMemory(), pool, source, sink));
+          List<Map<Object, List<Arrival>>> groups = arrivals.inMemory();
+          List<Supplier<List<List<Arrival>>>> runs = new ArrayList<>(shards);
+          for (int i = 0; i < shards; i++) {
+            int shard = i;
+            runs.add(groups.get(shard).isEmpty() ? null : () -> {
+              List<List<Arrival>> keys = new ArrayList<>(groups.get(shard).values());
+              groups.set(shard, null); // folded keys free their events while later shards run
+              keys.sort(Comparator.comparing(run -> run.get(0).event().key(), BusinessKeys.ORDER));
+              return keys;
+            });
+          }
+          dead.addAll(fold(runs, pool, source, sink));
         } else {
           LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; folding them in {} "
               + "partitions from disk", source, arrivals.spilledEvents(), budget, SpillingArrivals.PARTITIONS);
           for (int p = 0; p < SpillingArrivals.PARTITIONS; p++) {
-            List<Map<BusinessKey, List<Arrival>>> groups = SpillingArrivals.newGroups(shards);
-            // the same records through the same decoder: accepted again, grouped again in arrival order
-            decode.run(arrivals.read(p), source, shardOf, chunk -> {
-              for (int i = 0; i < chunk.arrivals().size(); i++) {
-                Arrival a = chunk.arrivals().get(i);
-                groups.get(chunk.shards()[i]).computeIfAbsent(a.event().key(), k -> new ArrayList<>(4)).add(a);
-              }
-            });
-            dead.addAll(fold(groups, pool, source, sink));
+            List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(p);
+            List<Supplier<List<List<Arrival>>>> runs = new ArrayList<>(shards);
+            for (int i = 0; i < shards; i++) {
+              int shard = i;
+              runs.add(groups.get(shard).isEmpty() ? null : () -> {
+                Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
+                groups.set(shard, null);
+                return decodeRuns(binary, keys);
+              });
+            }
+            dead.addAll(fold(runs, pool, source, sink));
+          }
+          LOG.info("{}: spilled {} bytes", source, arrivals.spilledBytes());
+          // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
+          for (int i = 0; i < dead.size(); i++) {
+            DeadLetter d = dead.get(i);
+            if (d.value() == null && d.valueAt() >= 0) {
+              dead.set(i, d.withValue(arrivals.value(d.valueAt())));
+            }
           }
         }
       }
@@ -194,27 +220,26 @@ public final class Backfill {
     }
   }
 
-  /** Folds every non-empty shard of {@code groups} on the pool; returns the events too late to apply. */
-  private List<DeadLetter> fold(List<Map<BusinessKey, List<Arrival>>> groups, ExecutorService pool, String source,
+  /**
+   * Folds every shard on the pool: each non-null entry of {@code runs} gives the shard's runs of events (each key's,
+   * in arrival order), keys in order, so the shard's versions come out in (key, valid_from) order and the table
+   * writer's sort of them is one linear pass. Returns the dead letters of the fold.
+   */
+  private List<DeadLetter> fold(List<Supplier<List<List<Arrival>>>> runs, ExecutorService pool, String source,
       ShardSink sink) throws InterruptedException, ExecutionException {
     KeyRunFold fold = new KeyRunFold(spec);
     List<Callable<List<DeadLetter>>> tasks = new ArrayList<>();
-    for (int i = 0; i < groups.size(); i++) {
+    for (int i = 0; i < runs.size(); i++) {
       int shard = i;
-      if (groups.get(shard).isEmpty()) {
+      Supplier<List<List<Arrival>>> shardRuns = runs.get(shard);
+      if (shardRuns == null) {
         continue;
       }
       tasks.add(() -> {
-        Map<BusinessKey, List<Arrival>> keys = groups.get(shard);
-        groups.set(shard, null); // folded keys free their events while later shards run
         List<DeadLetter> late = new ArrayList<>();
         List<Version> rows = new ArrayList<>();
-        // keys in order, so the shard's versions come out in (key, valid_from) order and the table writer's sort
-        // of them is one linear pass instead of a full sort of every version
-        List<Map.Entry<BusinessKey, List<Arrival>>> ordered = new ArrayList<>(keys.entrySet());
-        ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
-        for (Map.Entry<BusinessKey, List<Arrival>> key : ordered) {
-          rows.addAll(fold.fold(key.getValue(), late, source));
+        for (List<Arrival> run : shardRuns.get()) {
+          rows.addAll(fold.fold(run, late, source));
         }
         sink.accept(shard, rows);
         return late;
@@ -225,6 +250,25 @@ public final class Backfill {
       late.addAll(f.get());
     }
     return late;
+  }
+
+  /** A shard's spilled events decoded, each key once, as runs in key order. */
+  private static List<List<Arrival>> decodeRuns(StateBinary binary,
+      Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys) {
+    List<Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>>> ordered = new ArrayList<>(keys.size());
+    for (Map.Entry<ByteBuffer, List<SpillingArrivals.Spilled>> e : keys.entrySet()) {
+      ordered.add(Map.entry(binary.decodeKey(e.getKey().array()), e.getValue()));
+    }
+    ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
+    List<List<Arrival>> runs = new ArrayList<>(ordered.size());
+    for (Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>> e : ordered) {
+      List<Arrival> run = new ArrayList<>(e.getValue().size());
+      for (SpillingArrivals.Spilled s : e.getValue()) {
+        run.add(new Arrival(s.line(), binary.decodeEvent(e.getKey(), s.event()), null, s.valueAt()));
+      }
+      runs.add(run);
+    }
+    return runs;
   }
 
   /** Events held in memory before spilling: about 1.5 KiB of heap per event with its record. */

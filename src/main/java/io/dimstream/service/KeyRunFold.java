@@ -68,7 +68,7 @@ final class KeyRunFold {
       // as IncrementalHistory.apply: only an event at or before the newest can be too late
       if (newest != null && !seq.isAfter(newest) && engine.isBeyondHorizon(seq, newest)) {
         Scd2Step.Rejected r = Scd2Step.tooLate(a.event(), newest.first(), spec.latenessHorizon());
-        late.add(new DeadLetter(a.line(), r.reason(), r.detail(), a.value()));
+        late.add(DeadLetter.of(a, r.reason(), r.detail()));
         continue;
       }
       accepted.add(a);
@@ -98,7 +98,7 @@ final class KeyRunFold {
         rows.apply(applied.result().changes());
       } else {
         Scd2Step.Rejected r = (Scd2Step.Rejected) o;
-        rejected.add(new DeadLetter(a.line(), r.reason(), r.detail(), a.value()));
+        rejected.add(DeadLetter.of(a, r.reason(), r.detail()));
       }
     }
     return rows.sorted();

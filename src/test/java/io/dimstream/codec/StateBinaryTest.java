@@ -56,6 +56,15 @@ class StateBinaryTest {
             Instant.parse("1969-12-31T23:59:59.999999Z"), -1L, -300, true, LocalDate.of(1900, 1, 1), "")));
   }
 
+  @Test
+  void shouldRoundTripAKeyAndGiveEqualKeysEqualBytes() {
+    byte[] bytes = binary.encodeKey(KEY);
+
+    assertThat(binary.decodeKey(bytes)).isEqualTo(KEY);
+    assertThat(binary.encodeKey(BusinessKey.of("nord \"øst\"", LocalDate.of(2020, 2, 29)))).isEqualTo(bytes);
+    assertThat(binary.encodeKey(BusinessKey.of("nord \"øst\"", LocalDate.of(2020, 3, 1)))).isNotEqualTo(bytes);
+  }
+
   @ParameterizedTest
   @MethodSource("attributes")
   void shouldRoundTripEventsStoredEventsAndKeyStates(List<Object> attrs) {
