@@ -109,7 +109,8 @@ public final class Checkpoints {
   }
 
   /**
-   * Writes the checkpoint of {@code state} (tombstones deleted after {@code tombstoneCutoffMillis} only) and then
+   * Writes the checkpoint of {@code state} (with the tombstones {@link CheckpointTombstones} keeps: deleted after
+   * {@code tombstoneCutoffMillis}, and only those that keep a file from VACUUM) and then
    * {@code _last_checkpoint}; both via a temporary file and an atomic rename, so a reader never sees half a file.
    */
   public static void write(DeltaLog log, TableState state, long tombstoneCutoffMillis) {
@@ -138,11 +139,9 @@ public final class Checkpoints {
           w.write(row("add", add(a)));
           rows++;
         }
-        for (RemoveFile r : state.removes.values()) {
-          if (r.deletionTimestamp() > tombstoneCutoffMillis) {
-            w.write(row("remove", remove(r)));
-            rows++;
-          }
+        for (RemoveFile r : CheckpointTombstones.kept(state, tombstoneCutoffMillis)) {
+          w.write(row("remove", remove(r)));
+          rows++;
         }
       }
       log.replaceAtomically(target, tmp);
