@@ -14,6 +14,7 @@ import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.BulkLoad;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.TableOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,6 +30,8 @@ import java.util.Random;
  * files it touches (a live {@code add} and a tombstone of the former DV), so the log's live state grows with the
  * number of commits, not with the change. Reports the commit thread's CPU per commit and the process's (which
  * includes any checkpoint written off the commit thread) over windows of commits, and the last checkpoint's size.
+ * Checkpoints are written in the background, as the service's table sink writes them; a third argument
+ * {@code inline} makes the commit that makes one due write it.
  */
 public final class LogGrowthBench {
   private static final int KEYS = 100_000;
@@ -42,9 +45,11 @@ public final class LogGrowthBench {
     Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/log"));
     int commits = quick ? 500 : 1_300;
     int window = quick ? 100 : 250;
+    // as the service's table sink commits: checkpoints on a background thread; "inline" for the commit writing them
+    boolean background = !(args.length > 2 && args[2].equals("inline"));
     Path dir = work.resolve("log-" + KEYS);
     BackfillBench.delete(dir);
-    DeltaTable t = build(dir);
+    DeltaTable t = build(dir, background);
 
     long[] currentGen = new long[KEYS];
     Arrays.fill(currentGen, CLOSE_GEN);
@@ -78,12 +83,13 @@ public final class LogGrowthBench {
             "changed_versions", CHANGED_VERSIONS, "commits", (c - n + 1) + "-" + c,
             "process_cpu_ms_per_commit", Math.round(processMs / n * 10) / 10.0,
             "wall_ms_per_commit", Math.round(wallMs / n * 10) / 10.0, "table_version", t.latest().version(),
-            "live_files", t.latest().fileCount(), "loadavg", loadavg()));
+            "live_files", t.latest().fileCount(), "background_checkpoints", background, "loadavg", loadavg()));
         threadMs = 0;
         processMs = 0;
         wallMs = 0;
       }
     }
+    t.checkpoint(); // the figure at the last version, whatever the background thread has got to
     checkpointSize(dir);
     BackfillBench.delete(dir);
   }
@@ -99,8 +105,9 @@ public final class LogGrowthBench {
   }
 
   /** 100k keys, each with one closed and one open version, bulk loaded with default properties. */
-  private static DeltaTable build(Path dir) {
-    DeltaTable t = DeltaTable.create(dir, BenchSpecs.customers(), Map.of());
+  private static DeltaTable build(Path dir, boolean background) {
+    DeltaTable t = DeltaTable.create(dir, BenchSpecs.customers(), Map.of(),
+        TableOptions.defaults().withBackgroundCheckpoints(background));
     BulkLoad load = t.bulkLoad();
     List<List<Version>> byBucket = new ArrayList<>();
     for (int b = 0; b < load.buckets(); b++) {
