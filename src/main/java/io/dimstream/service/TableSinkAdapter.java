@@ -9,6 +9,7 @@ import io.dimstream.table.FileOwners;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
+import io.dimstream.table.TableOptions;
 import io.dimstream.table.TxnOverlapException;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +26,9 @@ public final class TableSinkAdapter implements TableSink {
   }
 
   public static TableSinkAdapter openOrCreate(DimensionSpec spec) {
-    return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tablePath(), spec));
+    // the compactor commits for as long as the service runs: its checkpoints are written off the commit's path
+    return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tablePath(), spec, Map.of(),
+        TableOptions.defaults().withBackgroundCheckpoints(true)));
   }
 
   public DeltaTable table() {

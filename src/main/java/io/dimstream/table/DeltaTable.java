@@ -67,7 +67,7 @@ public final class DeltaTable {
     this.options = options;
     this.snapshots = new SnapshotManager(log, state);
     this.layouts = new LayoutCache(root);
-    this.checkpointer = new Checkpointer(log);
+    this.checkpointer = new Checkpointer(log, options.backgroundCheckpoints());
     this.writer = new CommitWriter(snapshots, options.clock(), checkpointer::writeIfDue);
     this.retry = new CommitRetry(log, options);
     this.positions = new CurrentRowIndex(root);

@@ -7,11 +7,14 @@ import java.util.Objects;
 /**
  * How a {@link DeltaTable} instance behaves (not stored in the table).
  *
- * @param clock              source of commit timestamps and vacuum cut-offs
- * @param maxCommitAttempts  attempts per {@link DeltaTable#commit} before {@link CommitConflictException}; at least 1
- * @param retryBackoff       base delay between attempts (doubled each time, with jitter)
+ * @param clock                 source of commit timestamps and vacuum cut-offs
+ * @param maxCommitAttempts     attempts per {@link DeltaTable#commit} before {@link CommitConflictException}; at least 1
+ * @param retryBackoff          base delay between attempts (doubled each time, with jitter)
+ * @param backgroundCheckpoints write the checkpoint due every {@code delta.checkpointInterval} commits on a background
+ *                              thread, off the commit's path (a long-running writer such as the compactor); false:
+ *                              the commit that makes it due writes it before it returns
  */
-public record TableOptions(Clock clock, int maxCommitAttempts, Duration retryBackoff) {
+public record TableOptions(Clock clock, int maxCommitAttempts, Duration retryBackoff, boolean backgroundCheckpoints) {
   public TableOptions {
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(retryBackoff, "retryBackoff");
@@ -20,16 +23,25 @@ public record TableOptions(Clock clock, int maxCommitAttempts, Duration retryBac
     }
   }
 
-  /** System UTC clock, 5 attempts, 20 ms base backoff. */
+  /** Checkpoints written by the commit that makes them due. */
+  public TableOptions(Clock clock, int maxCommitAttempts, Duration retryBackoff) {
+    this(clock, maxCommitAttempts, retryBackoff, false);
+  }
+
+  /** System UTC clock, 5 attempts, 20 ms base backoff, checkpoints written by the commit. */
   public static TableOptions defaults() {
     return new TableOptions(Clock.systemUTC(), 5, Duration.ofMillis(20));
   }
 
   public TableOptions withClock(Clock c) {
-    return new TableOptions(c, maxCommitAttempts, retryBackoff);
+    return new TableOptions(c, maxCommitAttempts, retryBackoff, backgroundCheckpoints);
   }
 
   public TableOptions withMaxCommitAttempts(int n) {
-    return new TableOptions(clock, n, retryBackoff);
+    return new TableOptions(clock, n, retryBackoff, backgroundCheckpoints);
+  }
+
+  public TableOptions withBackgroundCheckpoints(boolean background) {
+    return new TableOptions(clock, maxCommitAttempts, retryBackoff, background);
   }
 }

@@ -35,9 +35,10 @@ import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 
 /**
- * Parquet checkpoints: one row per action, a nullable struct column per action type (protocol, metaData, txn, add,
- * remove; never commitInfo). Writes classic single-file checkpoints ({@code %020d.checkpoint.parquet}) plus
- * {@code _last_checkpoint}; reads those and multi-part ones, with JSON {@code stats} or only {@code stats_parsed}.
+ * Parquet checkpoints: one row per action, a nullable struct column per action type (protocol, metaData, txn, add
+ * with its tags, remove; never commitInfo). Writes classic single-file checkpoints
+ * ({@code %020d.checkpoint.parquet}) plus {@code _last_checkpoint}; reads those and multi-part ones, with JSON
+ * {@code stats} or only {@code stats_parsed}.
  */
 public final class Checkpoints {
   private static final Schema STRING = SchemaBuilder.builder().stringBuilder()
@@ -64,6 +65,7 @@ public final class Checkpoints {
       .requiredBoolean("dataChange")
       .name("stats").type(nullable(STRING)).withDefault(null)
       .name("deletionVector").type(nullable(DELETION_VECTOR)).withDefault(null)
+      .name("tags").type(nullable(STRING_MAP)).withDefault(null)
       .endRecord();
   private static final Schema REMOVE = SchemaBuilder.record("remove").namespace("delta.checkpoint").fields()
       .name("path").type(STRING).noDefault()
@@ -109,7 +111,8 @@ public final class Checkpoints {
   }
 
   /**
-   * Writes the checkpoint of {@code state} (tombstones deleted after {@code tombstoneCutoffMillis} only) and then
+   * Writes the checkpoint of {@code state} (with the tombstones {@link CheckpointTombstones} keeps: deleted after
+   * {@code tombstoneCutoffMillis}, and only those that keep a file from VACUUM) and then
    * {@code _last_checkpoint}; both via a temporary file and an atomic rename, so a reader never sees half a file.
    */
   public static void write(DeltaLog log, TableState state, long tombstoneCutoffMillis) {
@@ -138,11 +141,9 @@ public final class Checkpoints {
           w.write(row("add", add(a)));
           rows++;
         }
-        for (RemoveFile r : state.removes.values()) {
-          if (r.deletionTimestamp() > tombstoneCutoffMillis) {
-            w.write(row("remove", remove(r)));
-            rows++;
-          }
+        for (RemoveFile r : CheckpointTombstones.kept(state, tombstoneCutoffMillis)) {
+          w.write(row("remove", remove(r)));
+          rows++;
         }
       }
       log.replaceAtomically(target, tmp);
@@ -200,7 +201,7 @@ public final class Checkpoints {
           }
           b.apply(new AddFile(str(get(x, "path")), map(get(x, "partitionValues")), (Long) get(x, "size"),
               (Long) get(x, "modificationTime"), (Boolean) get(x, "dataChange"), stats,
-              deletionVector(get(x, "deletionVector"))));
+              deletionVector(get(x, "deletionVector")), map(get(x, "tags"))));
         } else if ((x = record(rec, "remove")) != null) {
           b.apply(new RemoveFile(str(get(x, "path")), longOr(get(x, "deletionTimestamp"), 0),
               (Boolean) get(x, "dataChange"), map(get(x, "partitionValues")), longOr(get(x, "size"), 0),
@@ -304,6 +305,7 @@ public final class Checkpoints {
     r.put("dataChange", a.dataChange());
     r.put("stats", a.stats());
     r.put("deletionVector", deletionVector(a.deletionVector()));
+    r.put("tags", a.tags().isEmpty() ? null : a.tags());
     return r;
   }
 

@@ -6,15 +6,15 @@ import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.actions.RemoveFile;
 import io.dimstream.table.internal.actions.SetTransaction;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The replayed state of the log at one version: protocol, metadata, live files, tombstones, txn markers. Files are
  * keyed by their identity in log replay, path plus deletion vector id ({@link AddFile#fileId()}), so one data file
- * whose deletion vector changed is one live {@code add} and one tombstone of its former DV.
+ * whose deletion vector changed is one live {@code add} and one tombstone of its former DV. The maps are persistent
+ * ({@link FileMap}): a state built from another shares all it did not change, so the state of each commit costs what
+ * the commit changed, and the states of older versions (time travel, open snapshots) stay as they were.
  */
 public final class TableState {
   public final long version;
@@ -31,18 +31,18 @@ public final class TableState {
     this.timestampMillis = timestampMillis;
     this.protocol = b.protocol;
     this.metadata = b.metadata;
-    this.adds = Collections.unmodifiableMap(new LinkedHashMap<>(b.adds));
-    this.removes = Collections.unmodifiableMap(new LinkedHashMap<>(b.removes));
-    this.txns = Collections.unmodifiableMap(new LinkedHashMap<>(b.txns));
+    this.adds = b.adds;
+    this.removes = b.removes;
+    this.txns = b.txns;
   }
 
   public Builder toBuilder() {
     Builder b = new Builder();
     b.protocol = protocol;
     b.metadata = metadata;
-    b.adds.putAll(adds);
-    b.removes.putAll(removes);
-    b.txns.putAll(txns);
+    b.adds = (FileMap<AddFile>) adds;
+    b.removes = (FileMap<RemoveFile>) removes;
+    b.txns = (FileMap<SetTransaction>) txns;
     return b;
   }
 
@@ -50,9 +50,9 @@ public final class TableState {
   public static final class Builder {
     Protocol protocol;
     Metadata metadata;
-    final Map<String, AddFile> adds = new LinkedHashMap<>();
-    final Map<String, RemoveFile> removes = new LinkedHashMap<>();
-    final Map<String, SetTransaction> txns = new LinkedHashMap<>();
+    FileMap<AddFile> adds = FileMap.empty();
+    FileMap<RemoveFile> removes = FileMap.empty();
+    FileMap<SetTransaction> txns = FileMap.empty();
 
     public void apply(List<Action> actions) {
       for (Action a : actions) {
@@ -62,13 +62,13 @@ public final class TableState {
 
     public void apply(Action a) {
       if (a instanceof AddFile add) {
-        adds.put(add.fileId(), add);
-        removes.remove(add.fileId());
+        adds = adds.with(add.fileId(), add);
+        removes = removes.without(add.fileId());
       } else if (a instanceof RemoveFile r) {
-        adds.remove(r.fileId());
-        removes.put(r.fileId(), r);
+        adds = adds.without(r.fileId());
+        removes = removes.with(r.fileId(), r);
       } else if (a instanceof SetTransaction t) {
-        txns.put(t.appId(), t);
+        txns = txns.with(t.appId(), t);
       } else if (a instanceof Metadata m) {
         metadata = m;
       } else if (a instanceof Protocol p) {

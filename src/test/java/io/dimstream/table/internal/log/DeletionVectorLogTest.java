@@ -96,7 +96,7 @@ class DeletionVectorLogTest {
     b.apply(add("a.parquet", IN_FILE));
     b.apply(add("b.parquet", inline(1, 5)));
     b.apply(add("c.parquet", null));
-    b.apply(new RemoveFile("a.parquet", System.currentTimeMillis(), true, CURRENT, 100, inline(3)));
+    b.apply(new RemoveFile("d.parquet", System.currentTimeMillis(), true, CURRENT, 100, inline(3)));
     TableState state = b.build(4, 0);
     Checkpoints.write(log, state, 0);
     TableState read = Checkpoints.read(log.checkpointParts(4)).build(4, 0);
