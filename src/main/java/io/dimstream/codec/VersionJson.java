@@ -1,7 +1,8 @@
 package io.dimstream.codec;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.OutputColumns;
@@ -20,6 +22,8 @@ import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -81,10 +85,20 @@ public final class VersionJson implements VersionRecordCodec {
   /** The record key of the version {@code (key, validFrom)}. */
   @Override
   public byte[] encodeKey(BusinessKey key, Sequence validFrom) {
-    ObjectNode n = NODES.objectNode();
-    putKey(n, key);
-    putSequence(n, validFromColumns, validFrom);
-    return write(n);
+    checkKey(key);
+    ByteArrayBuilder buf = new ByteArrayBuilder(64);
+    try (JsonGenerator g = MAPPER.createGenerator(buf)) {
+      g.writeStartObject();
+      writeKey(g, key);
+      for (int i = 0; i < validFromColumns.size(); i++) {
+        g.writeFieldName(validFromColumns.get(i));
+        writePart(g, validFrom, i);
+      }
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot render the key of " + key + " at " + validFrom, e);
+    }
+    return buf.toByteArray();
   }
 
   /** The identity a record key names. */
@@ -103,9 +117,42 @@ public final class VersionJson implements VersionRecordCodec {
     if (kind == ChangeKind.RETRACT) {
       throw new IllegalArgumentException("a retraction has a null value, not a row");
     }
-    ObjectNode n = row(version);
-    n.put(CHANGE_FIELD, kind.wireName());
-    return write(n);
+    // Streamed field by field in the order of row(), with the same generator settings: the same bytes as writing
+    // row() plus the change field, without a tree per record (10 % of the stream thread when it built one).
+    checkKey(version.key());
+    ByteArrayBuilder buf = new ByteArrayBuilder(256);
+    try (JsonGenerator g = MAPPER.createGenerator(buf)) {
+      g.writeStartObject();
+      writeKey(g, version.key());
+      List<Object> attrs = version.attributes();
+      for (int i = 0; i < attributeColumns.size(); i++) {
+        Column c = attributeColumns.get(i);
+        g.writeFieldName(c.name());
+        writeValue(g, attrs.get(i), c.type());
+      }
+      Sequence to = version.validTo();
+      g.writeFieldName(out.validFrom());
+      writePart(g, version.validFrom(), 0);
+      g.writeFieldName(out.validTo());
+      writePartOrNull(g, to, 0);
+      for (int i = 1; i < validFromColumns.size(); i++) {
+        g.writeFieldName(validFromColumns.get(i));
+        writePart(g, version.validFrom(), i);
+      }
+      for (int i = 1; i < validToColumns.size(); i++) {
+        g.writeFieldName(validToColumns.get(i));
+        writePartOrNull(g, to, i);
+      }
+      g.writeBooleanField(out.isCurrent(), version.isCurrent());
+      if (versionIds != null) {
+        g.writeNumberField(out.versionId(), versionIds.of(version));
+      }
+      g.writeStringField(CHANGE_FIELD, kind.wireName());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot render the version " + version, e);
+    }
+    return buf.toByteArray();
   }
 
   /** The version and change kind of a non-null record value. */
@@ -170,19 +217,57 @@ public final class VersionJson implements VersionRecordCodec {
     return row(version).toString();
   }
 
-  private void putKey(ObjectNode n, BusinessKey key) {
+  private void checkKey(BusinessKey key) {
     if (key.values().size() != keyColumns.size()) {
       throw new IllegalArgumentException("expected " + keyColumns.size() + " key values, got " + key);
     }
+  }
+
+  private void writeKey(JsonGenerator g, BusinessKey key) throws IOException {
     for (int i = 0; i < keyColumns.size(); i++) {
       Column c = keyColumns.get(i);
-      n.set(c.name(), ColumnValues.toJson(key.values().get(i), c.type()));
+      g.writeFieldName(c.name());
+      writeValue(g, key.values().get(i), c.type());
     }
   }
 
-  private void putSequence(ObjectNode n, List<String> names, Sequence s) {
-    for (int i = 0; i < names.size(); i++) {
-      n.set(names.get(i), part(s, i));
+  private void writePart(JsonGenerator g, Sequence s, int i) throws IOException {
+    Column c = sequenceColumns.get(i);
+    writeValue(g, ColumnValues.sequenceValue(s.part(i), c.type()), c.type());
+  }
+
+  private void writePartOrNull(JsonGenerator g, Sequence s, int i) throws IOException {
+    if (s == null) {
+      g.writeNull();
+    } else {
+      writePart(g, s, i);
+    }
+  }
+
+  /** What {@link ColumnValues#toJson} renders, written straight to the generator (the same tokens, so the same bytes). */
+  private static void writeValue(JsonGenerator g, Object value, ColumnType type) throws IOException {
+    if (value == null) {
+      g.writeNull();
+      return;
+    }
+    switch (type.kind()) {
+      case LONG -> g.writeNumber((Long) value);
+      case INT -> g.writeNumber((Integer) value);
+      case DOUBLE -> g.writeNumber((Double) value);
+      case DECIMAL -> g.writeNumber((BigDecimal) value);
+      case BOOLEAN -> g.writeBoolean((Boolean) value);
+      case STRING -> g.writeString((String) value);
+      case DATE -> g.writeString(value.toString());
+      case TIMESTAMP -> g.writeString(ColumnValues.formatTimestamp((Instant) value));
+      default -> throw new IllegalArgumentException("no JSON form for the column type " + type);
+    }
+  }
+
+  private void putKey(ObjectNode n, BusinessKey key) {
+    checkKey(key);
+    for (int i = 0; i < keyColumns.size(); i++) {
+      Column c = keyColumns.get(i);
+      n.set(c.name(), ColumnValues.toJson(key.values().get(i), c.type()));
     }
   }
 
@@ -217,14 +302,6 @@ public final class VersionJson implements VersionRecordCodec {
       parts[i] = ColumnValues.sequenceLong(v, c.type());
     }
     return Sequence.of(parts);
-  }
-
-  private static byte[] write(JsonNode n) {
-    try {
-      return MAPPER.writeValueAsBytes(n);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot render " + n, e);
-    }
   }
 
   private static JsonNode read(byte[] bytes) {

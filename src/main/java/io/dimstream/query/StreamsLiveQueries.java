@@ -17,7 +17,7 @@ import org.apache.kafka.streams.state.HostInfo;
 
 /**
  * {@link LiveQueries} over a running topology's state stores, with the table behind them: the current version
- * comes from the current-row store (fresher than the table, which lags by up to one compaction interval); a
+ * comes from the key's newest stored event (fresher than the table, which lags by up to one compaction interval); a
  * key's history and as-of answers come from its stored events (within the lateness horizon) and, for anything
  * older, from the table. A key owned by another instance is answered there ({@link #ownerOf}).
  */

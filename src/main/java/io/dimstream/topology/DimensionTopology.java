@@ -55,9 +55,9 @@ import org.apache.kafka.streams.state.Stores;
  * no key's history is ever split between two tasks. An end-of-snapshot marker then ends the snapshot in the task of
  * the partition it arrived in.
  *
- * <p>The SCD2 processor keeps two persistent (RocksDB, changelogged) stores: {@link #CURRENT_STORE} (canonical
- * key bytes → the key's newest sequence and open version) and {@link #EVENT_STORE} (key bytes + sequence bytes →
- * event and the version open after it), wrapped as a {@link RocksDbHistoryStore}; a wall-clock punctuator (every
+ * <p>The SCD2 processor keeps its history in one persistent (RocksDB, changelogged) store, {@link #EVENT_STORE} (key
+ * bytes + sequence bytes → event and the version open after it), wrapped as a {@link RocksDbHistoryStore}: a key's
+ * newest event is its current state, so an in-order event writes one state record. A wall-clock punctuator (every
  * {@code pruneInterval}, default {@link #DEFAULT_PRUNE_INTERVAL}) prunes events past the lateness horizon.
  */
 public final class DimensionTopology {
@@ -71,8 +71,6 @@ public final class DimensionTopology {
   public static final String VERSIONS_SINK = "versions-sink";
   public static final String DLQ_SINK = "dlq-sink";
   public static final String LATE_DLQ_SINK = "late-dlq-sink";
-  /** Store: canonical key bytes → {@link io.dimstream.history.KeyState} in {@link io.dimstream.codec.StateBinary} form. */
-  public static final String CURRENT_STORE = "current-rows";
   /** Store: canonical key bytes + sequence bytes → {@link io.dimstream.history.StoredEvent} in {@link io.dimstream.codec.StateBinary} form. */
   public static final String EVENT_STORE = "events";
   /**
@@ -160,7 +158,6 @@ public final class DimensionTopology {
     RecordSizes recordSizes = new RecordSizes(sizes);
     // one per topology, shared by every task: a new field name is logged once per running service
     UnknownFieldWarnings unknownWarnings = new UnknownFieldWarnings(spec.name(), spec.source());
-    builder.addStateStore(store(CURRENT_STORE));
     builder.addStateStore(store(EVENT_STORE));
     builder.addStateStore(store(SNAPSHOT_STORE));
 
@@ -183,7 +180,7 @@ public final class DimensionTopology {
             .withStreamPartitioner(new MarkerBroadcast()));
     KStream<OutKey, byte[]> out = byKey
         .process(() -> new Scd2Processor(spec, new Scd2Step(spec, expressions, decoder, kafkaFailures), versions,
-            pruneInterval, recordSizes), Named.as(SCD2_PROCESSOR), CURRENT_STORE, EVENT_STORE, SNAPSHOT_STORE);
+            pruneInterval, recordSizes), Named.as(SCD2_PROCESSOR), EVENT_STORE, SNAPSHOT_STORE);
 
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))

@@ -41,8 +41,20 @@ public final class LiveStores {
 
   /** The key's state after its newest event on this instance, or empty when this instance has none. */
   public Optional<KeyState> keyState(BusinessKey key) {
-    byte[] v = store(DimensionTopology.CURRENT_STORE).get(Bytes.wrap(json.keyBytes(key)));
-    return v == null ? Optional.empty() : Optional.of(state.decodeKeyState(key, v));
+    // the key's newest stored event is its current state (see RocksDbHistoryStore)
+    byte[] kb = json.keyBytes(key);
+    long[] low = new long[sequenceParts];
+    long[] high = new long[sequenceParts];
+    Arrays.fill(low, Long.MIN_VALUE);
+    Arrays.fill(high, Long.MAX_VALUE);
+    try (KeyValueIterator<Bytes, byte[]> it = store(DimensionTopology.EVENT_STORE).reverseRange(
+        RocksDbHistoryStore.eventKey(kb, Sequence.of(low)), RocksDbHistoryStore.eventKey(kb, Sequence.of(high)))) {
+      if (!it.hasNext()) {
+        return Optional.empty();
+      }
+      StoredEvent newest = state.decodeStoredEvent(key, it.next().value);
+      return Optional.of(new KeyState(newest.sequence(), newest.openAfter()));
+    }
   }
 
   /** The key's stored events (within the lateness horizon, plus the re-fold anchor), oldest first. */
@@ -64,7 +76,7 @@ public final class LiveStores {
 
   /** The {@code application.server} of the instance that owns {@code key}, or empty when it is not known yet. */
   public Optional<HostInfo> ownerOf(BusinessKey key) {
-    KeyQueryMetadata md = streams.queryMetadataForKey(DimensionTopology.CURRENT_STORE, json.keyBytes(key),
+    KeyQueryMetadata md = streams.queryMetadataForKey(DimensionTopology.EVENT_STORE, json.keyBytes(key),
         new ByteArraySerializer());
     if (md == null || md.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
       return Optional.empty();

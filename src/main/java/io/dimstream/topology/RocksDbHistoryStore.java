@@ -3,46 +3,43 @@ package io.dimstream.topology;
 import io.dimstream.codec.EventJson;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.history.HistoryStore;
+import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
-import io.dimstream.model.Version;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * A {@link HistoryStore} over the topology's two key-value byte stores (RocksDB in production):
- * <ul>
- *   <li>current rows: canonical key bytes ({@link EventJson#keyBytes}) → {@link KeyState} ({@link StateBinary}
- *       form; the older JSON form is still read);</li>
- *   <li>events: canonical key bytes + sequence bytes → {@link StoredEvent} (likewise). Each sequence part is 8 big-endian
- *       bytes with the sign bit flipped, so byte order is sequence order and one key's events are one contiguous
- *       range (canonical key bytes are prefix-free).</li>
- * </ul>
- * Not thread-safe: one instance per stream task, like the stores it wraps.
+ * A {@link HistoryStore} over the topology's event store (RocksDB in production): canonical key bytes
+ * ({@link EventJson#keyBytes}) + sequence bytes → {@link StoredEvent} ({@link StateBinary} form; the older JSON form is
+ * still read). Each sequence part is 8 big-endian bytes with the sign bit flipped, so byte order is sequence order and
+ * one key's events are one contiguous range (canonical key bytes are prefix-free).
+ *
+ * <p>The key's current state is its newest stored event (its sequence, and the version open after it), read with one
+ * reverse seek: the newest event is never pruned, and a re-fold rewrites its open version whenever it moves. So an
+ * in-order event costs one read and one write, and {@link #putCurrent} writes nothing. Releases before this one also
+ * kept a current-row store; it held the same facts and is no longer read.
+ * Not thread-safe: one instance per stream task, like the store it wraps.
  */
 public final class RocksDbHistoryStore implements HistoryStore {
-  private final KeyValueStore<Bytes, byte[]> current;
   private final KeyValueStore<Bytes, byte[]> events;
   private final EventJson json;
   private final StateBinary state;
   private final int sequenceParts;
   private BusinessKey lastKey;
   private byte[] lastKeyBytes;
-  // The fast path stores one open version twice (after the event, and as the key's current row): encode it once.
-  private Version lastVersion;
-  private byte[] lastVersionBytes;
 
-  public RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> current, KeyValueStore<Bytes, byte[]> events,
-      EventJson json, StateBinary state, int sequenceParts) {
-    this.current = current;
+  public RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> events, EventJson json, StateBinary state,
+      int sequenceParts) {
     this.events = events;
     this.json = json;
     this.state = state;
@@ -57,13 +54,105 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   @Override
   public KeyState current(BusinessKey key) {
-    byte[] v = current.get(Bytes.wrap(keyBytes(key)));
-    return v == null ? null : state.decodeKeyState(key, v);
+    byte[] kb = keyBytes(key);
+    try (KeyValueIterator<Bytes, byte[]> it = events.reverseRange(eventKey(kb, lowest()), eventKey(kb, highest()))) {
+      if (!it.hasNext()) {
+        return null;
+      }
+      StoredEvent newest = state.decodeStoredEvent(key, it.next().value);
+      return new KeyState(newest.sequence(), newest.openAfter());
+    }
   }
 
+  /**
+   * Writes nothing: the engine has just stored the key's newest event with the same sequence and open version (see
+   * the class comment), which is where {@link #current} reads them.
+   */
   @Override
-  public void putCurrent(BusinessKey key, KeyState keyState) {
-    current.put(Bytes.wrap(keyBytes(key)), this.state.encode(keyState, versionBytes(keyState.open())));
+  public void putCurrent(BusinessKey key, KeyState keyState) {}
+
+  /**
+   * Calls {@code action} with the canonical key bytes and current state of every key in the store, in key byte order.
+   * {@code action} must not write to this store.
+   */
+  void forEachKey(BiConsumer<byte[], KeyState> action) {
+    byte[] prevKey = null;
+    byte[] prevValue = null;
+    try (KeyValueIterator<Bytes, byte[]> it = events.all()) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> kv = it.next();
+        byte[] kb = keyPart(kv.key.get());
+        if (prevKey != null && !Arrays.equals(prevKey, kb)) {
+          emit(action, prevKey, prevValue);
+        }
+        prevKey = kb;
+        prevValue = kv.value;
+      }
+    }
+    if (prevKey != null) {
+      emit(action, prevKey, prevValue);
+    }
+  }
+
+  private void emit(BiConsumer<byte[], KeyState> action, byte[] keyBytes, byte[] newestValue) {
+    StoredEvent newest = state.decodeStoredEvent(json.key(keyBytes), newestValue);
+    action.accept(keyBytes, new KeyState(newest.sequence(), newest.openAfter()));
+  }
+
+  /**
+   * Applies the pruning rule of {@link IncrementalHistory#pruneCutoff} to every key in one pass over the store:
+   * deletes the events whose first sequence part is below the key's cutoff, except the newest of them (the anchor a
+   * late re-fold starts from).
+   *
+   * @return how many events were deleted
+   */
+  long pruneAll(IncrementalHistory history) {
+    List<Bytes> doomed = new ArrayList<>();
+    List<Bytes> keyEvents = new ArrayList<>();
+    byte[] prevKey = null;
+    try (KeyValueIterator<Bytes, byte[]> it = events.all()) {
+      while (it.hasNext()) {
+        Bytes k = it.next().key;
+        byte[] kb = keyPart(k.get());
+        if (prevKey != null && !Arrays.equals(prevKey, kb)) {
+          collectPrunable(history, keyEvents, doomed);
+          keyEvents.clear();
+        }
+        prevKey = kb;
+        keyEvents.add(k);
+      }
+    }
+    collectPrunable(history, keyEvents, doomed);
+    doomed.forEach(events::delete); // after the scan: the iterator does not see its own store's deletes reliably
+    return doomed.size();
+  }
+
+  /** Adds to {@code doomed} the prunable events of one key, given all its event keys in sequence order. */
+  private void collectPrunable(IncrementalHistory history, List<Bytes> keyEvents, List<Bytes> doomed) {
+    if (keyEvents.isEmpty()) {
+      return;
+    }
+    long newest = firstPart(keyEvents.get(keyEvents.size() - 1).get());
+    long cutoff = history.pruneCutoff(new KeyState(Sequence.of(newest), null));
+    if (cutoff == Long.MIN_VALUE) {
+      return;
+    }
+    int below = 0;
+    while (below < keyEvents.size() && firstPart(keyEvents.get(below).get()) < cutoff) {
+      below++;
+    }
+    // the newest event below the cutoff stays as the re-fold anchor
+    doomed.addAll(keyEvents.subList(0, Math.max(0, below - 1)));
+  }
+
+  /** The canonical key bytes of an event-store key. */
+  private byte[] keyPart(byte[] eventKey) {
+    return Arrays.copyOf(eventKey, eventKey.length - 8 * sequenceParts);
+  }
+
+  /** The first sequence part of an event-store key. */
+  private long firstPart(byte[] eventKey) {
+    return ByteBuffer.wrap(eventKey, eventKey.length - 8 * sequenceParts, 8).getLong() ^ Long.MIN_VALUE;
   }
 
   @Override
@@ -95,46 +184,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   @Override
   public void putEvent(BusinessKey key, StoredEvent event) {
-    events.put(eventKey(keyBytes(key), event.sequence()), state.encode(event, versionBytes(event.openAfter())));
-  }
-
-  /**
-   * Deletes the key's stored events whose first sequence part is below {@code cutoff}, except the newest of them
-   * (the anchor a late re-fold starts from).
-   *
-   * @return how many events were deleted
-   */
-  int prune(byte[] keyBytes, long cutoff) {
-    if (cutoff == Long.MIN_VALUE) {
-      return 0;
-    }
-    long[] below = new long[sequenceParts];
-    Arrays.fill(below, Long.MAX_VALUE);
-    below[0] = cutoff - 1;
-    List<Bytes> doomed = new ArrayList<>();
-    try (KeyValueIterator<Bytes, byte[]> it = events.range(eventKey(keyBytes, lowest()),
-        eventKey(keyBytes, Sequence.of(below)))) {
-      while (it.hasNext()) {
-        doomed.add(it.next().key);
-      }
-    }
-    // the newest event below the cutoff stays as the re-fold anchor
-    for (int i = 0; i < doomed.size() - 1; i++) {
-      events.delete(doomed.get(i));
-    }
-    return Math.max(0, doomed.size() - 1);
-  }
-
-  /** How many events the store holds for the key with these canonical bytes. */
-  int eventCount(byte[] keyBytes) {
-    int n = 0;
-    try (KeyValueIterator<Bytes, byte[]> it = events.range(eventKey(keyBytes, lowest()), eventKey(keyBytes, highest()))) {
-      while (it.hasNext()) {
-        it.next();
-        n++;
-      }
-    }
-    return n;
+    events.put(eventKey(keyBytes(key), event.sequence()), state.encode(event, state.encodeVersion(event.openAfter())));
   }
 
   private byte[] keyBytes(BusinessKey key) {
@@ -143,14 +193,6 @@ public final class RocksDbHistoryStore implements HistoryStore {
       lastKeyBytes = json.keyBytes(key);
     }
     return lastKeyBytes;
-  }
-
-  private byte[] versionBytes(Version v) {
-    if (v != lastVersion || lastVersionBytes == null) {
-      lastVersion = v;
-      lastVersionBytes = state.encodeVersion(v);
-    }
-    return lastVersionBytes;
   }
 
   /** Canonical key bytes followed by the order-preserving bytes of the sequence. */

@@ -8,7 +8,6 @@ import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.IncrementalHistory;
-import io.dimstream.history.KeyState;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.VersionChange;
@@ -18,12 +17,10 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +47,6 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final Duration pruneInterval;
   private final RecordSizes sizes;
   private ProcessorContext<OutKey, byte[]> context;
-  private KeyValueStore<Bytes, byte[]> currentStore;
   private RocksDbHistoryStore store;
   private SnapshotTracker snapshots;
   private TopologyMetrics metrics;
@@ -79,9 +75,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     versionsOut = metrics.counter("scd2", TopologyMetrics.Counter.VERSIONS_OUT, "version records emitted");
     lateSpliced = metrics.counter("scd2", TopologyMetrics.Counter.LATE_SPLICED, "late events spliced into history");
     dlqOut = metrics.counter("scd2", TopologyMetrics.Counter.DLQ_RECORDS, "events beyond the lateness horizon or failing");
-    this.currentStore = context.getStateStore(DimensionTopology.CURRENT_STORE);
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
-    this.store = new RocksDbHistoryStore(currentStore, events, eventJson, state, spec.sequence().size());
+    this.store = new RocksDbHistoryStore(events, eventJson, state, spec.sequence().size());
     this.snapshots = new SnapshotTracker(context.getStateStore(DimensionTopology.SNAPSHOT_STORE), spec);
     if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
       context.schedule(pruneInterval, PunctuationType.WALL_CLOCK_TIME, now -> prune());
@@ -165,22 +160,17 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       return;
     }
     java.util.List<byte[]> toClose = new java.util.ArrayList<>();
-    long newer = 0;
-    try (KeyValueIterator<Bytes, byte[]> it = currentStore.all()) {
-      while (it.hasNext()) {
-        KeyValue<Bytes, byte[]> kv = it.next();
-        byte[] keyBytes = kv.key.get();
-        KeyState keyState = state.decodeKeyState(eventJson.key(keyBytes), kv.value);
-        if (keyState.open() == null || !keyState.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
-          continue;
-        }
-        if (keyState.lastSequence().isBefore(ended.get().at())) {
-          toClose.add(keyBytes);
-        } else {
-          newer++;
-        }
+    long[] newer = {0};
+    store.forEachKey((keyBytes, keyState) -> {
+      if (keyState.open() == null || !keyState.open().isCurrent() || snapshots.wasCarried(keyBytes, ended.get().id())) {
+        return;
       }
-    }
+      if (keyState.lastSequence().isBefore(ended.get().at())) {
+        toClose.add(keyBytes);
+      } else {
+        newer[0]++;
+      }
+    });
     for (byte[] keyBytes : toClose) {
       BusinessKey key = eventJson.key(keyBytes);
       store.useKey(key, keyBytes);
@@ -194,7 +184,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     }
     long forgotten = snapshots.forgetKeys(SNAPSHOT_DELETE_BATCH);
     LOG.info("Snapshot {} ended at {}: closed {} keys it did not carry; left {} open that changed after it; forgot"
-        + " {} carried-key entries", ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer,
+        + " {} carried-key entries", ended.get().id(), DecodeProcessor.where(context), toClose.size(), newer[0],
         forgotten);
   }
 
@@ -238,15 +228,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   /** Applies the pruning rule to every key (see {@link IncrementalHistory#pruneCutoff}). */
   void prune() {
-    long pruned = 0;
-    try (KeyValueIterator<Bytes, byte[]> it = currentStore.all()) {
-      while (it.hasNext()) {
-        KeyValue<Bytes, byte[]> kv = it.next();
-        byte[] keyBytes = kv.key.get();
-        KeyState keyState = state.decodeKeyState(eventJson.key(keyBytes), kv.value);
-        pruned += store.prune(keyBytes, history.pruneCutoff(keyState));
-      }
-    }
+    long pruned = store.pruneAll(history);
     if (pruned > 0) {
       LOG.debug("Pruned {} stored events past the lateness horizon of {}", pruned, spec.name());
     }

@@ -194,10 +194,10 @@ class KeyedChangesTopologyTest {
     return history;
   }
 
-  /** Every entry of the current-row and event stores, as text. */
+  /** Every entry of the event store, as text. */
   private static Map<String, String> stores(TopologyRunner runner) {
     Map<String, String> out = new java.util.TreeMap<>();
-    for (String name : List.of(DimensionTopology.CURRENT_STORE, DimensionTopology.EVENT_STORE)) {
+    for (String name : List.of(DimensionTopology.EVENT_STORE)) {
       KeyValueStore<Bytes, byte[]> store = runner.driver().getKeyValueStore(name);
       try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
         it.forEachRemaining(kv -> out.put(name + " " + kv.key, new String(kv.value, StandardCharsets.ISO_8859_1)));

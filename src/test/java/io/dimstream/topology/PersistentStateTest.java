@@ -75,8 +75,7 @@ class PersistentStateTest {
       String[] first = {item(1, "red", 10), item(1, "blue", 20), item(2, "red", 10), item(1, "blue", 30)};
       h.send(first);
       all.addAll(List.of(event(1, "red", 10), event(1, "blue", 20), event(2, "red", 10), event(1, "blue", 30)));
-      // what an older release left: every state value in the JSON form
-      rewriteAsJson(h, DimensionTopology.CURRENT_STORE, true);
+      // what an older release left: every stored event in the JSON form (its current-row store is no longer read)
       rewriteAsJson(h, DimensionTopology.EVENT_STORE, false);
 
       // in order for key 2; late for key 1 (splits blue [20, ..) at 25), then a newer one
@@ -84,9 +83,13 @@ class PersistentStateTest {
       all.addAll(List.of(event(2, "green", 40), event(1, "pink", 25), event(1, "red", 50)));
 
       assertThat(h.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, all));
-      KeyValueStore<Bytes, byte[]> current = h.driver().getKeyValueStore(DimensionTopology.CURRENT_STORE);
+      KeyValueStore<Bytes, byte[]> events = h.driver().getKeyValueStore(DimensionTopology.EVENT_STORE);
       EventJson json = new EventJson(ITEMS);
-      assertThat(StateBinary.isBinary(current.get(Bytes.wrap(json.keyBytes(BusinessKey.of(1L)))))).isTrue();
+      // the newest event, written by this release, is binary; the untouched one at 10 is still JSON
+      assertThat(StateBinary.isBinary(events.get(RocksDbHistoryStore.eventKey(json.keyBytes(BusinessKey.of(1L)),
+          Sequence.of(50))))).isTrue();
+      assertThat(StateBinary.isBinary(events.get(RocksDbHistoryStore.eventKey(json.keyBytes(BusinessKey.of(1L)),
+          Sequence.of(10))))).isFalse();
     }
   }
 
