@@ -18,7 +18,6 @@ import java.util.function.Function;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
-import org.apache.parquet.avro.AvroParquetWriter;
 import org.apache.parquet.avro.AvroReadSupport;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
@@ -28,7 +27,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 
-/** Writes versions to Parquet data files (parquet-avro, no Hadoop) and reads them back. */
+/** Writes versions to Parquet data files ({@link VersionWriteSupport}, no Hadoop) and reads them back (parquet-avro). */
 public final class DataFiles {
   private DataFiles() {}
 
@@ -52,18 +51,14 @@ public final class DataFiles {
     StatsCollector stats = new StatsCollector(layout.dataColumns);
     try {
       Files.createDirectories(file.getParent());
-      PlainParquetConfiguration conf = new PlainParquetConfiguration();
-      conf.set("parquet.avro.write-old-list-structure", "false");
-      try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
-          .withSchema(layout.avroSchema)
-          .withConf(conf)
-          .withDataModel(GenericData.get())
+      try (ParquetWriter<Version> w = new VersionWriteSupport.Builder(new LocalOutputFile(file), layout, stats)
+          .withConf(new PlainParquetConfiguration())
           .withCodecFactory(PlainCodecFactory.INSTANCE)
           .withCompressionCodec(codec)
           .withWriteMode(ParquetFileWriter.Mode.CREATE)
           .build()) {
         for (Version v : rows) {
-          w.write(layout.toRecord(v, stats));
+          w.write(v);
         }
       }
       return new AddFile(relPath, layout.partitionValues(current), Files.size(file),

@@ -31,11 +31,12 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * The table's columns for one spec: key columns, attribute columns, {@code valid_from} (+ extra sequence parts),
- * {@code valid_to} (+ extra parts) in the data files, and {@code is_current} as the partition column. Converts
- * versions to Avro records for parquet-avro and back.
+ * {@code valid_to} (+ extra parts) in the data files, and {@code is_current} as the partition column. Gives each
+ * version's column values for the data-file writer and decodes the Avro records parquet-avro reads back.
  */
 public final class TableLayout {
   private static final Conversions.DecimalConversion DECIMALS = new Conversions.DecimalConversion();
@@ -53,6 +54,10 @@ public final class TableLayout {
   /** Every column stored in the data files, in file order. */
   public final List<Column> dataColumns;
   public final Schema avroSchema;
+  /** {@link #avroSchema} as JSON, kept in each data file's footer so Avro-based readers see the same record. */
+  public final String avroSchemaJson;
+  /** The data files' Parquet schema. */
+  public final MessageType parquetSchema;
   private final Schema[] fieldSchemas;
   /** The {@code output.version_id} column (last data column), or null when the spec asks for none. */
   public final Column versionIdColumn;
@@ -103,6 +108,8 @@ public final class TableLayout {
           : new Schema.Field(c.name(), s));
     }
     this.avroSchema = Schema.createRecord("version_row", null, "io.dimstream.table", false, fields);
+    this.avroSchemaJson = avroSchema.toString();
+    this.parquetSchema = RowSchema.of(this, avroSchema.getFullName());
   }
 
   /** The data-file schema cut to the key and valid_from columns (what the position index reads). */
@@ -210,42 +217,50 @@ public final class TableLayout {
       case DATE -> LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));
       case TIMESTAMP -> LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
       case DECIMAL -> LogicalTypes.decimal(t.precision(), t.scale())
-          .addToSchema(Schema.createFixed("decimal" + index, null, "io.dimstream.table", decimalBytes(t.precision())));
+          .addToSchema(Schema.createFixed("decimal" + index, null, "io.dimstream.table", RowSchema.decimalBytes(t.precision())));
     };
   }
 
-  /** The fewest bytes whose two's complement holds every unscaled value of the precision. */
-  private static int decimalBytes(int precision) {
-    BigInteger max = BigInteger.TEN.pow(precision);
-    int bits = max.bitLength() + 1;
-    return (bits + 7) / 8;
-  }
-
-  /** The version as a data-file record; feeds each value to {@code stats}. */
+  /**
+   * The version as an Avro data-file record; feeds each value to {@code stats}. The data files are written with
+   * {@link VersionWriteSupport}; this form stays as the reference that writer is tested against.
+   */
   public GenericRecord toRecord(Version v, StatsCollector stats) {
+    Object[] row = new Object[dataColumns.size()];
+    values(v, row, stats);
     GenericData.Record r = new GenericData.Record(avroSchema);
-    int i = 0;
-    for (int k = 0; k < keyColumns.size(); k++, i++) {
-      put(r, i, v.key().values().get(k), stats);
-    }
-    for (int a = 0; a < attributeColumns.size(); a++, i++) {
-      put(r, i, v.attributes().get(a), stats);
-    }
-    for (int s = 0; s < validFromColumns.size(); s++, i++) {
-      put(r, i, ColumnValues.sequenceValue(v.validFrom().part(s), validFromColumns.get(s).type()), stats);
-    }
-    for (int s = 0; s < validToColumns.size(); s++, i++) {
-      Object value = v.validTo() == null ? null
-          : ColumnValues.sequenceValue(v.validTo().part(s), validToColumns.get(s).type());
-      put(r, i, value, stats);
-    }
-    if (versionIdColumn != null) {
-      put(r, i, versionIds.of(normalizeKey(v.key()), v.validFrom()), stats);
+    for (int i = 0; i < row.length; i++) {
+      r.put(i, row[i] == null ? null : encode(row[i], dataColumns.get(i).type(), fieldSchemas[i]));
     }
     return r;
   }
 
-  private void put(GenericData.Record r, int i, Object value, StatsCollector stats) {
+  /**
+   * Fills {@code row} (one slot per data column, file order) with the version's values in their columns' Java types
+   * and feeds each value to {@code stats}.
+   */
+  public void values(Version v, Object[] row, StatsCollector stats) {
+    int i = 0;
+    for (int k = 0; k < keyColumns.size(); k++, i++) {
+      put(row, i, v.key().values().get(k), stats);
+    }
+    for (int a = 0; a < attributeColumns.size(); a++, i++) {
+      put(row, i, v.attributes().get(a), stats);
+    }
+    for (int s = 0; s < validFromColumns.size(); s++, i++) {
+      put(row, i, ColumnValues.sequenceValue(v.validFrom().part(s), validFromColumns.get(s).type()), stats);
+    }
+    for (int s = 0; s < validToColumns.size(); s++, i++) {
+      Object value = v.validTo() == null ? null
+          : ColumnValues.sequenceValue(v.validTo().part(s), validToColumns.get(s).type());
+      put(row, i, value, stats);
+    }
+    if (versionIdColumn != null) {
+      put(row, i, versionIds.of(normalizeKey(v.key()), v.validFrom()), stats);
+    }
+  }
+
+  private void put(Object[] row, int i, Object value, StatsCollector stats) {
     Column c = dataColumns.get(i);
     Object javaValue;
     try {
@@ -255,7 +270,12 @@ public final class TableLayout {
           + value + " of " + value.getClass().getSimpleName());
     }
     stats.accept(i, javaValue);
-    r.put(i, javaValue == null ? null : encode(javaValue, c.type(), fieldSchemas[i]));
+    row[i] = javaValue;
+  }
+
+  /** Whether the data column at {@code dataIndex} may hold nulls (OPTIONAL in the Parquet schema). */
+  public boolean isNullable(int dataIndex) {
+    return nullable(dataIndex);
   }
 
   /** The key with each value in its column's Java type (an Integer given for a long column becomes a Long). */
