@@ -123,7 +123,7 @@ public final class Compactor implements Runnable, AutoCloseable {
     boolean shared = table.sharedWriters();
     // A null resource is skipped: shared tables have no lease, the consumer group assigns the partitions.
     try (CompactorLease lease = shared ? null : CompactorLease.acquire(tablePath, owner, ttl, clock);
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties());
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(shared));
         VersionDeadLetters letters = new VersionDeadLetters(spec.topics().dlq(), kafka, sizes.outputLimit())) {
       deadLetters = letters;
       consumer = c;
@@ -382,10 +382,18 @@ public final class Compactor implements Runnable, AutoCloseable {
     }
   }
 
-  private Properties consumerProperties() {
+  private Properties consumerProperties(boolean shared) {
     Properties p = new Properties();
     p.putAll(kafka);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.name() + "-compactor");
+    // Static membership, as the stream threads have: an instance restarted after a crash takes back its partitions
+    // at once instead of waiting for its dead member's session to expire (45 s by default, once per crash). A
+    // clean stop does not leave the group either, so a short session moves a stopped instance's partitions soon.
+    if (shared) {
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, spec.name() + "-compactor-"
+          + Integer.toHexString(owner.hashCode()));
+      p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+    }
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
