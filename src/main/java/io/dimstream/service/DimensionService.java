@@ -132,9 +132,17 @@ public final class DimensionService implements AutoCloseable {
     // dead member's session to expire (45 s by default) before Streams resumes.
     props.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
         "dimstream-" + spec.name() + "-" + Integer.toHexString(owner().hashCode()));
+    String applicationId = props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+    StatePartitions.check(kafka, spec, applicationId, topics.changesPartitions());
     streams = new KafkaStreams(builder.build(), props);
     streams.setUncaughtExceptionHandler(e -> {
       threads.failed(e);
+      if (StatePartitions.isPartitionMismatch(e)) {
+        // partitions were added to the changes topic while running: a new thread would fail the same way
+        LOG.error("Stopping the topology of {}: {}", spec.name(), StatePartitions.explain(kafka, spec,
+            applicationId, e));
+        return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+      }
       LOG.error("Stream thread of {} failed; replacing it: {}", spec.name(), e.toString(), e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });

@@ -40,4 +40,26 @@ final class ServiceErrors {
         + "snapshot older than data already applied would close keys that changed since. Nothing was committed. "
         + "Fix: apply snapshots in order, each with an --at after the table's newest change");
   }
+
+  static ServiceException changesPartitionsChanged(io.dimstream.config.DimensionSpec spec, String applicationId,
+      int now, int builtFor, String changelog) {
+    return new ServiceException("The changes topic " + spec.topics().changes() + " has " + now + " partitions, but "
+        + "the state of dimension " + spec.name() + " (Kafka Streams application " + applicationId + ", changelog "
+        + "topic " + changelog + ") was built for " + builtFor + ". Each key's history lives in the stream task of "
+        + "the partition its changes arrive in, and that state cannot be moved between partitions: started like "
+        + "this, keys would be applied without their history (Kafka Streams refuses too). Fix: "
+        + "keep the changes topic at " + builtFor + " partitions (Kafka cannot remove partitions: produce to a new "
+        + "topic with " + builtFor + " partitions and set topics.changes to it), or rebuild for " + now
+        + " partitions: stop every instance, run Kafka's `kafka-streams-application-reset --application-id "
+        + applicationId + " --input-topics " + spec.topics().changes() + " --to-earliest` (it deletes the "
+        + "application's internal topics and rewinds its input), delete each instance's service.data_dir/streams, "
+        + "and start with a new service.table_path: the service rebuilds state and table from the whole changes "
+        + "topic, which must still hold every change");
+  }
+
+  static ServiceException statePartitionsUnknown(String changelog, Throwable cause) {
+    return new ServiceException("Could not read the partition count of " + changelog + " (" + cause + "), which "
+        + "tells whether the changes topic still has the partitions the state was built for. Fix: check that the "
+        + "broker is up and that the service's Kafka user may describe that topic", cause);
+  }
 }
