@@ -1,6 +1,7 @@
 package io.dimstream.cli;
 
 import io.dimstream.service.CatchUp;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -158,13 +159,7 @@ class CrashResumeIT {
   }
 
   private Path writeSpec(String name) throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: " + name)
-        + "\nservice:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  partitions: 3\n  compaction: {interval: 1s}\n  http: {port: 0}\n";
-    Path file = dir.resolve(name + ".yaml");
-    Files.writeString(file, yaml);
-    return file;
+    return ExampleSpec.write(dir, name, name, dir.resolve("data"), "  partitions: 3\n", "");
   }
 
   /** The stream with its two bad records, cut into {@code n} files of consecutive lines. */

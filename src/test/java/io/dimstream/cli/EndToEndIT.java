@@ -2,12 +2,12 @@ package io.dimstream.cli;
 
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.table.DeltaTable;
@@ -41,13 +41,7 @@ class EndToEndIT {
 
   /** The example customers spec, renamed so each test has its own topics, run under {@code dir}. */
   static DimensionSpec spec(String name, Path dir) throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: " + name)
-        + "\nservice:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n";
-    Path file = dir.resolve(name + ".yaml");
-    Files.writeString(file, yaml);
-    return DimensionSpecLoader.load(file);
+    return ExampleSpec.customers(dir, name, "");
   }
 
   /** 20k events on 2k keys with late, duplicate, no-change, delete and re-insert events, plus two bad records. */

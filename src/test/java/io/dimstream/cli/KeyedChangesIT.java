@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TopicReader;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
@@ -132,12 +132,7 @@ class KeyedChangesIT {
   }
 
   private DimensionSpec spec(String name) throws java.io.IOException {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: " + name)
-        + "\ntopics: {changes_keyed_by_business_key: true}\n"
-        + "service:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n  partitions: 2\n";
-    return DimensionSpecLoader.load(Files.writeString(dir.resolve(name + ".yaml"), yaml));
+    return ExampleSpec.customers(dir, name, "  partitions: 2\n", "topics: {changes_keyed_by_business_key: true}\n");
   }
 
   private static String row(long id, String city, String at) {

@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.ServiceException;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -40,14 +39,9 @@ class KeyedPartitionsAddedIT {
 
   @Test
   void shouldStopAndRefuseToRestartWhenTheChangesTopicGainedPartitions() throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: grow")
-        + "\ntopics: {changes_keyed_by_business_key: true}\n"
-        + "service:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n  partitions: 2\n"
-        // the topology notices the new partition at its next metadata refresh (5 minutes by default)
-        + "  kafka: {metadata.max.age.ms: 1000}\n";
-    DimensionSpec spec = DimensionSpecLoader.load(Files.writeString(dir.resolve("grow.yaml"), yaml));
+    // the topology notices the new partition at its next metadata refresh (5 minutes by default)
+    DimensionSpec spec = ExampleSpec.customers(dir, "grow", "  partitions: 2\n  kafka: {metadata.max.age.ms: 1000}\n",
+        "topics: {changes_keyed_by_business_key: true}\n");
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 7L).keys(100).events(400).generate();
     Path input = dir.resolve("changes.jsonl");
     stream.writeJsonLines(input);

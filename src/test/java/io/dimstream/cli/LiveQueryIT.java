@@ -13,12 +13,12 @@ import io.dimstream.model.Version;
 import io.dimstream.query.VersionRows;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.testkit.ChangeStreams;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,13 +43,8 @@ class LiveQueryIT {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private DimensionSpec spec(String instance) throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: customers_live")
-        + "\nservice:\n  data_dir: " + dir.resolve(instance) + "\n  table_path: " + dir.resolve("table")
-        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n  partitions: 4\n";
-    Path file = dir.resolve(instance + ".yaml");
-    Files.writeString(file, yaml);
-    return DimensionSpecLoader.load(file);
+    return DimensionSpecLoader.load(ExampleSpec.write(dir, "customers_live", instance, dir.resolve(instance),
+        "  partitions: 4\n", ""));
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

@@ -6,11 +6,11 @@ import io.dimstream.broker.BrokerExtension;
 import io.dimstream.codec.VersionJson;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TableSinkAdapter;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
@@ -44,13 +44,7 @@ class ScaleOutCompactorsIT {
   Path dir;
 
   static DimensionSpec spec(String name, Path dir) throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: " + name)
-        + "\nservice:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  partitions: 4\n  compaction: {interval: 1s}\n  http: {port: 0}\n";
-    Path file = dir.resolve(name + ".yaml");
-    Files.writeString(file, yaml);
-    return DimensionSpecLoader.load(file);
+    return ExampleSpec.customers(dir, name, "  partitions: 4\n");
   }
 
   @Test

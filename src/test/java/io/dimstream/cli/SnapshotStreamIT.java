@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TopicReader;
 import io.dimstream.table.KernelReader;
 import io.dimstream.topology.SnapshotMarkers;
@@ -41,13 +41,7 @@ class SnapshotStreamIT {
 
   @Test
   void shouldCloseTheKeysAStreamedSnapshotLeftOutOnEveryPartition() throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: customers_snapshot")
-        + "\nservice:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n  partitions: 3\n";
-    Path specFile = dir.resolve("customers_snapshot.yaml");
-    Files.writeString(specFile, yaml);
-    DimensionSpec spec = DimensionSpecLoader.load(specFile);
+    DimensionSpec spec = ExampleSpec.customers(dir, "customers_snapshot", "  partitions: 3\n");
 
     List<String> day1 = new ArrayList<>();
     List<String> day2 = new ArrayList<>();

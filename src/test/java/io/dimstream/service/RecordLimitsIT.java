@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.Version;
 import io.dimstream.table.KernelReader;
 import java.net.URI;
@@ -13,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -50,13 +48,7 @@ class RecordLimitsIT {
 
   /** The example customers spec under {@code dir}, renamed, with extra {@code service:} lines. */
   DimensionSpec spec(String name, String serviceLines) throws Exception {
-    String yaml = Files.readString(Path.of("examples/customers.yaml"))
-        .replaceFirst("(?m)^name: customers", "name: " + name)
-        + "\nservice:\n  data_dir: " + dir.resolve("data") + "\n  table_path: " + dir.resolve("table")
-        + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n" + serviceLines;
-    Path file = dir.resolve(name + ".yaml");
-    Files.writeString(file, yaml);
-    return DimensionSpecLoader.load(file);
+    return ExampleSpec.customers(dir, name, serviceLines);
   }
 
   /** A customer change of exactly {@code bytes} UTF-8 bytes, the name padded to that size. */
