@@ -224,6 +224,32 @@ class MergeOnReadTest {
   }
 
   @Test
+  void shouldRewriteEachNewRowOnlyAFewTimesWhenEveryCommitIsFollowedByACompactionCycle() {
+    DeltaTable table = create(Map.of());
+    List<Version> expected = new ArrayList<>();
+    long rewritten = 0;
+    int commits = 32;
+    for (int c = 0; c < commits; c++) {
+      List<Version> rows = new ArrayList<>();
+      for (long k = 1; k <= 100; k++) {
+        rows.add(version(c * 1000L + k, 0, null, "v" + k));
+      }
+      expected.addAll(rows);
+      table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "MERGE");
+      rewritten += table.compact(false).rowsRewritten();
+    }
+
+    // Merging every small file after each commit rewrote the whole table each time: 100 * (2 + 3 + ... + 32) rows,
+    // 16 times the rows committed. Merging files of similar size rewrites a row a few times (log of the growth).
+    assertThat(rewritten).isLessThanOrEqualTo(100L * commits * 5).isGreaterThan(0);
+    assertThat(table.latest().state.adds).as("a few files of growing size").hasSizeLessThanOrEqualTo(6);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
+    table.compact(true);
+    assertThat(table.latest().state.adds).as("a full compaction merges every small file").hasSize(1);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
+  }
+
+  @Test
   void shouldLeaveThePreviousVersionReadableAfterACrashMidCommitAndVacuumTheOrphans() throws IOException {
     DeltaTable table = create(Map.of());
     List<Version> initial = open(table, 1000);
