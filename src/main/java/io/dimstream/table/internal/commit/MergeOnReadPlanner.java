@@ -164,6 +164,10 @@ public final class MergeOnReadPlanner {
         a = FileOwner.tag(a, owner);
       }
       written.add(a);
+      if (!current && filters != null) {
+        // the next commits would otherwise read this file once to learn its identities
+        filters.put(a, IdentityFilter.ofRows(chunk));
+      }
       if (current) {
         for (int i = 0; i < chunk.size(); i++) {
           Version v = chunk.get(i);

@@ -29,6 +29,16 @@ public final class IdentityFilter {
     return f;
   }
 
+  /** A filter of the identities of {@code rows}, for a new file (no deletion vector). */
+  public static IdentityFilter ofRows(java.util.List<io.dimstream.model.Version> rows) {
+    long[] fingerprints = new long[rows.size()];
+    for (int i = 0; i < fingerprints.length; i++) {
+      io.dimstream.model.Version v = rows.get(i);
+      fingerprints[i] = fingerprint(IdentityBytes.of(v.key(), v.validFrom()));
+    }
+    return of(fingerprints, fingerprints.length, 0);
+  }
+
   /** A 64-bit hash of {@link IdentityBytes}. */
   public static long fingerprint(byte[] identity) {
     long h = 0xcbf29ce484222325L;
