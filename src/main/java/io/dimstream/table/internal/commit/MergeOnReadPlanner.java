@@ -19,6 +19,7 @@ import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -212,7 +213,7 @@ public final class MergeOnReadPlanner {
           }
           if (filters != null && filter == null) {
             if (rows == fingerprints.length) {
-              fingerprints = java.util.Arrays.copyOf(fingerprints, rows * 2);
+              fingerprints = Arrays.copyOf(fingerprints, rows * 2);
             }
             fingerprints[rows++] = IdentityFilter.fingerprint(IdentityBytes.of(v.key(), v.validFrom()));
           }

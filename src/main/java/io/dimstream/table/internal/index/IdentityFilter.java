@@ -1,5 +1,8 @@
 package io.dimstream.table.internal.index;
 
+import io.dimstream.model.Version;
+import java.util.List;
+
 /**
  * A Bloom filter of the version identities of one data file's live rows (about 10 bits per row, under 1 % false
  * positives): "no" is certain, "maybe" means read the file.
@@ -30,10 +33,10 @@ public final class IdentityFilter {
   }
 
   /** A filter of the identities of {@code rows}, for a new file (no deletion vector). */
-  public static IdentityFilter ofRows(java.util.List<io.dimstream.model.Version> rows) {
+  public static IdentityFilter ofRows(List<Version> rows) {
     long[] fingerprints = new long[rows.size()];
     for (int i = 0; i < fingerprints.length; i++) {
-      io.dimstream.model.Version v = rows.get(i);
+      Version v = rows.get(i);
       fingerprints[i] = fingerprint(IdentityBytes.of(v.key(), v.validFrom()));
     }
     return of(fingerprints, fingerprints.length, 0);
