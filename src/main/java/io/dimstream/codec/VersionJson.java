@@ -65,6 +65,8 @@ public final class VersionJson implements VersionRecordCodec {
   private final List<String> validToColumns;
   /** Null when the spec has no {@code output.version_id}. */
   private final SurrogateIds versionIds;
+  /** The token-by-token decoder of record values; null when field names collide (the tree path alone decodes). */
+  private final VersionJsonReader reader;
 
   public VersionJson(DimensionSpec spec) {
     this.keyColumns = spec.keyColumns();
@@ -80,6 +82,8 @@ public final class VersionJson implements VersionRecordCodec {
     this.validFromColumns = List.copyOf(from);
     this.validToColumns = List.copyOf(to);
     this.versionIds = out.hasVersionId() ? new SurrogateIds(keyColumns.stream().map(Column::type).toList()) : null;
+    this.reader = VersionJsonReader.of(keyColumns, attributeColumns, sequenceColumns, validFromColumns,
+        validToColumns);
   }
 
   /** The record key of the version {@code (key, validFrom)}. */
@@ -157,6 +161,13 @@ public final class VersionJson implements VersionRecordCodec {
 
   /** The version and change kind of a non-null record value. */
   public Row decodeValue(byte[] bytes) {
+    // the compactor decodes every record: without a tree per record when it has the usual shape
+    Row fast = reader == null || bytes == null ? null : reader.read(bytes);
+    return fast != null ? fast : decodeValueTree(bytes);
+  }
+
+  /** {@link #decodeValue} through a JSON tree: any shape, and the errors. */
+  Row decodeValueTree(byte[] bytes) {
     JsonNode n = read(bytes);
     BusinessKey key = key(n);
     List<Object> attributes = new ArrayList<>(attributeColumns.size());

@@ -3,6 +3,7 @@ package io.dimstream.compactor;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,7 +71,9 @@ final class VersionBatch {
 
   /** The partition each change's identity was read from (the owner of the file its new row goes to). */
   Map<VersionId, Integer> partitions() {
-    return Map.copyOf(partitions);
+    // a view, not a copy: copying re-hashed every identity of the batch once more per commit; the batch is cleared
+    // only after the commit that reads it has returned
+    return Collections.unmodifiableMap(partitions);
   }
 
   void clear() {

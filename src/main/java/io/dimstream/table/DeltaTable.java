@@ -286,7 +286,8 @@ public final class DeltaTable {
    * {@code dimstream.compaction.smallFileRows} (default 20000), dropping their deletion vectors, in one
    * {@code OPTIMIZE} commit with {@code dataChange = false}. Rows are unchanged. With {@code all == false} (the
    * compactor's background cycle) it rewrites at most {@code dimstream.compaction.rowsPerCycle} rows (default
-   * 500000); with {@code all} every such file. A copy-on-write table has nothing to compact.
+   * 500000) and merges only small files of similar size (each at most twice the live rows of the smaller ones it
+   * joins); with {@code all} every such file. A copy-on-write table has nothing to compact.
    *
    * @return the commit made, or {@code committed == false} when nothing passed a threshold
    */

@@ -176,6 +176,38 @@ class MergeOnReadTest {
   }
 
   @Test
+  void shouldStillFindClosedRowsOnceTheirFilesWereReadAndFiltered() {
+    DeltaTable table = create(Map.of());
+    List<Version> initial = open(table, 300);
+    List<Long> keys = new ArrayList<>();
+    List<VersionChange> changes = new ArrayList<>();
+    for (long k = 1; k <= 300; k++) {
+      keys.add(k);
+      changes.addAll(change(k, 5));
+    }
+    table.commit(changes, Map.of(), "MERGE");
+    List<Version> expected = new ArrayList<>(expectedAfterChange(initial, keys, 5));
+    // each commit brings new versions (absent from the table) beside corrections and retractions of closed rows:
+    // the first reads the closed file, the later ones ask its identity filter and must still find their rows
+    for (long round = 1; round <= 3; round++) {
+      long fixed = round * 7;
+      long retracted = round * 11;
+      long added = 1000 + round;
+      List<VersionChange> batch = new ArrayList<>(upserts(version(fixed, 0, 5L, "fix" + round),
+          version(added, 5, null, "new" + round)));
+      batch.add(retract(retracted, 0));
+      table.commit(batch, Map.of(), "MERGE");
+      expected.remove(version(fixed, 0, 5L, "v" + fixed));
+      expected.add(version(fixed, 0, 5L, "fix" + round));
+      expected.remove(version(retracted, 0, 5L, "v" + retracted));
+      expected.add(version(added, 5, null, "new" + round));
+      assertThat(sorted(KernelReader.latest(dir, customers()))).as("after round %d", round)
+          .isEqualTo(sorted(expected));
+    }
+    assertThat(scan(table.latest())).isEqualTo(sorted(expected));
+  }
+
+  @Test
   void shouldFindRowsAfterReopeningThroughARebuiltIndex() {
     DeltaTable table = create(Map.of());
     List<Version> initial = open(table, 300);
@@ -221,6 +253,32 @@ class MergeOnReadTest {
     after.addAll(List.of(version(900, 0, 8L, "v900"), version(900, 8, null, "w900")));
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(after));
     assertThat(table.compact(false).committed()).as("nothing passes a threshold any more").isFalse();
+  }
+
+  @Test
+  void shouldRewriteEachNewRowOnlyAFewTimesWhenEveryCommitIsFollowedByACompactionCycle() {
+    DeltaTable table = create(Map.of());
+    List<Version> expected = new ArrayList<>();
+    long rewritten = 0;
+    int commits = 32;
+    for (int c = 0; c < commits; c++) {
+      List<Version> rows = new ArrayList<>();
+      for (long k = 1; k <= 100; k++) {
+        rows.add(version(c * 1000L + k, 0, null, "v" + k));
+      }
+      expected.addAll(rows);
+      table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "MERGE");
+      rewritten += table.compact(false).rowsRewritten();
+    }
+
+    // Merging every small file after each commit rewrote the whole table each time: 100 * (2 + 3 + ... + 32) rows,
+    // 16 times the rows committed. Merging files of similar size rewrites a row a few times (log of the growth).
+    assertThat(rewritten).isLessThanOrEqualTo(100L * commits * 5).isGreaterThan(0);
+    assertThat(table.latest().state.adds).as("a few files of growing size").hasSizeLessThanOrEqualTo(6);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
+    table.compact(true);
+    assertThat(table.latest().state.adds).as("a full compaction merges every small file").hasSize(1);
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
   }
 
   @Test

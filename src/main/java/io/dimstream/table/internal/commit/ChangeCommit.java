@@ -104,7 +104,8 @@ public final class ChangeCommit {
   private CommitResult commitMergeOnRead(TableState state, TableLayout layout, List<VersionChange> changes,
       Map<String, Long> markers, String operation, int attempt, long start, FileOwners owners) {
     PositionIndex positions = index.at(state, layout);
-    MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions);
+    MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions,
+        index.closedFilters());
     CommitPlan plan;
     try {
       plan = planner.plan(CommitPlanner.lastPerIdentity(writer.root(), layout, changes), owners);

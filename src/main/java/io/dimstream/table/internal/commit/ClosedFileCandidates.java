@@ -2,6 +2,8 @@ package io.dimstream.table.internal.commit;
 
 import io.dimstream.model.VersionId;
 import io.dimstream.table.internal.files.FileStats;
+import io.dimstream.table.internal.index.IdentityBytes;
+import io.dimstream.table.internal.index.IdentityFilter;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
@@ -15,6 +17,8 @@ import java.util.function.Predicate;
 final class ClosedFileCandidates {
   private final VersionId[] byFrom;
   private final long[] froms;
+  /** {@link IdentityFilter#fingerprint} of each identity, computed on first use. */
+  private long[] fingerprints;
 
   ClosedFileCandidates(Collection<VersionId> ids) {
     byFrom = ids.toArray(VersionId[]::new);
@@ -27,14 +31,30 @@ final class ClosedFileCandidates {
 
   /** Whether a file with these stats may hold one of the identities that {@code wanted} still accepts. */
   boolean mayHold(FileStats st, Predicate<VersionId> wanted) {
+    return mayHold(st, wanted, null);
+  }
+
+  /** As {@link #mayHold(FileStats, Predicate)}, also asking the file's identity {@code filter} when there is one. */
+  boolean mayHold(FileStats st, Predicate<VersionId> wanted, IdentityFilter filter) {
     int lo = st.validFromMin == null ? 0 : lowerBound(st.validFromMin);
     int hi = st.validFromMax == null ? froms.length : lowerBound(st.validFromMax + 1);
     for (int i = lo; i < hi; i++) {
-      if (wanted.test(byFrom[i]) && st.mayContainKey(byFrom[i].key())) {
+      if (wanted.test(byFrom[i]) && st.mayContainKey(byFrom[i].key())
+          && (filter == null || filter.mightContain(fingerprint(i)))) {
         return true;
       }
     }
     return false;
+  }
+
+  private long fingerprint(int i) {
+    if (fingerprints == null) {
+      fingerprints = new long[byFrom.length];
+      for (int j = 0; j < byFrom.length; j++) {
+        fingerprints[j] = IdentityFilter.fingerprint(IdentityBytes.of(byFrom[j].key(), byFrom[j].validFrom()));
+      }
+    }
+    return fingerprints[i];
   }
 
   /** The first index whose value is at least {@code v}. */

@@ -12,11 +12,14 @@ import io.dimstream.table.internal.files.FileOwner;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
+import io.dimstream.table.internal.index.ClosedFileFilters;
 import io.dimstream.table.internal.index.IdentityBytes;
+import io.dimstream.table.internal.index.IdentityFilter;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,6 +45,7 @@ public final class MergeOnReadPlanner {
   private final TableLayout layout;
   private final StatsCache stats;
   private final PositionIndex index;
+  private final ClosedFileFilters filters;
   private final CompressionCodecName codec;
   private final CompressionCodecName currentCodec;
   private final long targetFileRows;
@@ -51,8 +55,11 @@ public final class MergeOnReadPlanner {
   private final List<String> insertFiles = new ArrayList<>();
   private final List<Long> insertPositions = new ArrayList<>();
 
-  public MergeOnReadPlanner(Path root, TableState state, TableLayout layout, StatsCache stats, PositionIndex index) {
+  /** {@code filters} may be null: then every closed file whose statistics admit an identity is read. */
+  public MergeOnReadPlanner(Path root, TableState state, TableLayout layout, StatsCache stats, PositionIndex index,
+      ClosedFileFilters filters) {
     this.root = root;
+    this.filters = filters;
     this.state = state;
     this.layout = layout;
     this.stats = stats;
@@ -158,6 +165,10 @@ public final class MergeOnReadPlanner {
         a = FileOwner.tag(a, owner);
       }
       written.add(a);
+      if (!current && filters != null) {
+        // the next commits would otherwise read this file once to learn its identities
+        filters.put(a, IdentityFilter.ofRows(chunk));
+      }
       if (current) {
         for (int i = 0; i < chunk.size(); i++) {
           Version v = chunk.get(i);
@@ -171,10 +182,14 @@ public final class MergeOnReadPlanner {
   }
 
   /**
-   * Finds identities absent from the index in the files outside the current partition whose statistics admit them,
-   * reading only their key and valid_from columns, and marks the rows found.
+   * Finds identities absent from the index in the files outside the current partition whose statistics (and identity
+   * filter, once this process has read the file) admit them, reading only their key and valid_from columns, and marks
+   * the rows found.
    */
   private void resolveClosed(Set<VersionId> unresolved, Set<VersionId> found, DeletionMarks marks) {
+    if (filters != null) {
+      filters.retain(state.adds.keySet());
+    }
     if (unresolved.isEmpty()) {
       return;
     }
@@ -183,16 +198,29 @@ public final class MergeOnReadPlanner {
       if (layout.isCurrentFile(f)) {
         continue;
       }
-      if (!candidates.mayHold(stats.get(f, layout), id -> !found.contains(id))) {
+      IdentityFilter filter = filters == null ? null : filters.get(f);
+      if (!candidates.mayHold(stats.get(f, layout), id -> !found.contains(id), filter)) {
         continue;
       }
+      long[] fingerprints = new long[1024];
+      int rows = 0;
       try (DataFiles.RowIterator it = DataFiles.readIdentities(root, f, layout, state.version)) {
         while (it.hasNext()) {
-          VersionId id = VersionId.of(it.next());
+          Version v = it.next();
+          VersionId id = VersionId.of(v);
           if (unresolved.contains(id) && found.add(id)) {
             marks.mark(f.path(), it.position());
           }
+          if (filters != null && filter == null) {
+            if (rows == fingerprints.length) {
+              fingerprints = Arrays.copyOf(fingerprints, rows * 2);
+            }
+            fingerprints[rows++] = IdentityFilter.fingerprint(IdentityBytes.of(v.key(), v.validFrom()));
+          }
         }
+      }
+      if (filters != null && filter == null) {
+        filters.put(f, IdentityFilter.of(fingerprints, rows, f.deletedRows()));
       }
     }
   }

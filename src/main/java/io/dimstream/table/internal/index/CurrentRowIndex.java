@@ -25,6 +25,7 @@ public final class CurrentRowIndex {
   private static final Logger LOG = LoggerFactory.getLogger(CurrentRowIndex.class);
 
   private final Path root;
+  private final ClosedFileFilters closedFilters = new ClosedFileFilters();
   private PositionIndex index;
   private long version = -1;
   /** The newest table version whose changes the index holds: looking back to an older one means a rebuild. */
@@ -56,6 +57,11 @@ public final class CurrentRowIndex {
     version = state.version;
     newest = state.version;
     return index;
+  }
+
+  /** The identity filters of the closed files commits have read; they stay valid across versions. */
+  public ClosedFileFilters closedFilters() {
+    return closedFilters;
   }
 
   /** The index when it reflects exactly {@code state}, else null (nothing is built). */

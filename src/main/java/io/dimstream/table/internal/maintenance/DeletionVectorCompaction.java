@@ -14,6 +14,7 @@ import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.index.IdentityBytes;
+import io.dimstream.table.internal.index.IdentityFilter;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import io.dimstream.table.FileOwners;
@@ -69,7 +70,7 @@ public final class DeletionVectorCompaction {
     List<AddFile> closed = new ArrayList<>();
     long budget = rowsPerCycle;
     for (boolean isCurrent : new boolean[] {true, false}) {
-      List<AddFile> picked = candidates(s, layout, isCurrent, conf, owners);
+      List<AddFile> picked = candidates(s, layout, isCurrent, conf, owners, all);
       for (AddFile a : picked) {
         if (budget <= 0) {
           break;
@@ -91,7 +92,7 @@ public final class DeletionVectorCompaction {
    * two (one small file alone has nothing to merge with).
    */
   private List<AddFile> candidates(TableState s, TableLayout layout, boolean isCurrent, Map<String, String> conf,
-      FileOwners owners) {
+      FileOwners owners, boolean all) {
     Map<Integer, List<AddFile>> byOwner = new TreeMap<>();
     for (AddFile a : s.adds.values()) {
       int owner = FileOwner.of(a).orElse(-1);
@@ -100,12 +101,15 @@ public final class DeletionVectorCompaction {
       }
     }
     List<AddFile> out = new ArrayList<>();
-    byOwner.values().forEach(files -> out.addAll(candidates(files, layout, conf)));
+    byOwner.values().forEach(files -> out.addAll(candidates(files, layout, conf, all)));
     return out;
   }
 
-  /** Of one owner's files: those with enough deleted rows, plus the small ones when there are two to merge. */
-  private List<AddFile> candidates(List<AddFile> files, TableLayout layout, Map<String, String> conf) {
+  /**
+   * Of one owner's files: those with enough deleted rows, plus small ones when there are two to merge: every small
+   * file with {@code all}, else the tier {@link SmallFileTiers} picks.
+   */
+  private List<AddFile> candidates(List<AddFile> files, TableLayout layout, Map<String, String> conf, boolean all) {
     double fraction = TableProperties.compactionDeletedFraction(conf);
     long small = TableProperties.compactionSmallFileRows(conf);
     List<AddFile> deleted = new ArrayList<>();
@@ -121,8 +125,10 @@ public final class DeletionVectorCompaction {
         smalls.add(a);
       }
     }
-    if (smalls.size() + deleted.size() >= 2) {
-      deleted.addAll(smalls);
+    List<AddFile> merged = all ? smalls
+        : SmallFileTiers.pick(smalls, a -> live(a, layout), deleted.stream().mapToLong(a -> live(a, layout)).sum());
+    if (merged.size() + deleted.size() >= 2) {
+      deleted.addAll(merged);
     }
     return deleted;
   }
@@ -227,6 +233,10 @@ public final class DeletionVectorCompaction {
         a = FileOwner.tag(a, owner);
       }
       added.add(a);
+      if (!isCurrent) {
+        // the next commits would otherwise read this file once to learn its identities
+        index.closedFilters().put(a, IdentityFilter.ofRows(chunk));
+      }
       if (ids != null) {
         for (int i = 0; i < chunk.size(); i++) {
           ids.add(IdentityBytes.of(chunk.get(i).key(), chunk.get(i).validFrom()));
