@@ -64,6 +64,10 @@ final class BaselineStreamsApp implements AutoCloseable {
     }
   }
 
+  KafkaStreams streams() {
+    return streams;
+  }
+
   @Override
   public void close() {
     streams.close();
