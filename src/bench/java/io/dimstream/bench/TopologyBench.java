@@ -45,6 +45,8 @@ public final class TopologyBench {
   private static final int WARMUP_EVENTS = 10_000;
   /** {@code -Dtopology.commit_interval_ms=N}: both apps commit every N ms instead of the service's default. */
   static final String COMMIT_INTERVAL_PROPERTY = "topology.commit_interval_ms";
+  /** {@code -Dtopology.kafka=k=v,...}: see {@link #extraKafka()}. */
+  static final String KAFKA_PROPERTY = "topology.kafka";
   /** False during the warm-up, whose figures are not printed. */
   private static boolean figures = true;
 
@@ -111,6 +113,20 @@ public final class TopologyBench {
         baseline(work, broker, "paced" + rate, in, rate);
       }
     }
+  }
+
+  /**
+   * {@code -Dtopology.kafka=producer.linger.ms=5,consumer.fetch.max.wait.ms=50}: Kafka Streams settings both apps
+   * run with on top of their own, to measure a client setting before it becomes a default.
+   */
+  static Map<String, String> extraKafka() {
+    Map<String, String> m = new java.util.LinkedHashMap<>();
+    for (String kv : System.getProperty(KAFKA_PROPERTY, "").split(",")) {
+      if (!kv.isBlank()) {
+        m.put(kv.substring(0, kv.indexOf('=')).strip(), kv.substring(kv.indexOf('=') + 1).strip());
+      }
+    }
+    return m;
   }
 
   /** The commit interval both apps run with: the property's, else {@link DimensionService#COMMIT_INTERVAL_MS}. */
@@ -211,6 +227,7 @@ public final class TopologyBench {
         LatencyTrace.print(name, producedAt, inOrder, 100);
       }
       latency("dimstream", LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
+      commitLatency("dimstream", services.stream().map(DimensionService::streams).toList(), p);
       cpu("dimstream_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
       cpu("dimstream_compactor", ThreadCpu.since(cpuCompactor, compactorThread), measured, p);
       cpu("dimstream_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
@@ -340,6 +357,7 @@ public final class TopologyBench {
         emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
       }
       latency("baseline", LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
+      commitLatency("baseline", List.of(app.streams()), p);
       cpu("baseline_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
       cpu("baseline_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
       return perSecond;
@@ -372,6 +390,38 @@ public final class TopologyBench {
   private static List<byte[]> canonicalKeys(DimensionSpec spec, Input in) {
     KeyedChanges router = new KeyedChanges(spec);
     return in.values().stream().map(v -> router.route(null, v, 1).orElseThrow().key()).toList();
+  }
+
+  /**
+   * Kafka Streams' own {@code commit-latency-avg/max} of the stream threads (ms since the app started): how long a
+   * commit takes, flush of the producer and the transaction's end included; under exactly-once it adds to every
+   * record's latency.
+   */
+  private static void commitLatency(String app, List<KafkaStreams> apps, Map<String, Object> p) {
+    if (!figures) {
+      return;
+    }
+    double avg = 0;
+    double max = 0;
+    int n = 0;
+    for (KafkaStreams a : apps) {
+      for (var e : a.metrics().entrySet()) {
+        if (!e.getKey().group().equals("stream-thread-metrics") || !(e.getValue().metricValue() instanceof Double v)
+            || v.isNaN()) {
+          continue;
+        }
+        if (e.getKey().name().equals("commit-latency-avg")) {
+          avg += v;
+          n++;
+        } else if (e.getKey().name().equals("commit-latency-max")) {
+          max = Math.max(max, v);
+        }
+      }
+    }
+    if (n > 0) {
+      emit("topology", app + "_commit_latency_avg", avg / n, "ms", p);
+      emit("topology", app + "_commit_latency_max", max, "ms", p);
+    }
   }
 
   private static void latency(String app, long[] sorted, Map<String, Object> p) {
