@@ -1,8 +1,10 @@
 package io.dimstream.bench;
 
+import io.dimstream.service.ProducerLinger;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -15,8 +17,8 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * The floor of the streaming path: a minimal Kafka Streams app, exactly-once v2 with the service's commit
- * interval, that does one RocksDB get and one put per record and writes one record out. Whatever dimstream
- * does beyond this (decode, repartition, SCD2 fold, event store, encode) is its own cost.
+ * interval and producer linger, that does one RocksDB get and one put per record and writes one record out.
+ * Whatever dimstream does beyond this (decode, repartition, SCD2 fold, event store, encode) is its own cost.
  */
 final class BaselineStreamsApp implements AutoCloseable {
   private static final String STORE = "last";
@@ -40,6 +42,9 @@ final class BaselineStreamsApp implements AutoCloseable {
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(TopologyBench.commitIntervalMs())); // as dimstream's
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toAbsolutePath().toString());
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "1");
+    // the service's producer linger, so both apps' commits flush the same way
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), Long.toString(ProducerLinger.DEFAULT_MS));
+    p.putAll(TopologyBench.extraKafka());
     KafkaStreams streams = new KafkaStreams(b.build(), p);
     streams.start();
     return new BaselineStreamsApp(streams);
@@ -62,6 +67,10 @@ final class BaselineStreamsApp implements AutoCloseable {
       store.put(r.key(), r.value());
       context.forward(r);
     }
+  }
+
+  KafkaStreams streams() {
+    return streams;
   }
 
   @Override

@@ -34,6 +34,7 @@ final class BenchSpecs {
       if (commit != null) {
         yaml.append(", commit.interval.ms: ").append(Long.parseLong(commit));
       }
+      TopologyBench.extraKafka().forEach((k, v) -> yaml.append(", ").append(k).append(": \"").append(v).append("\""));
       yaml.append("}\n");
     }
     yaml.append(serviceExtra);

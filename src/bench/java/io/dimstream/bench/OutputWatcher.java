@@ -25,6 +25,7 @@ final class OutputWatcher implements Runnable, AutoCloseable {
   private final Map<Integer, Long> lastOffsets = new HashMap<>();
   private final Thread thread;
   private long[] latencies = new long[1 << 16];
+  private long[] produced = new long[1 << 16];
   private int count;
   private long firstSeenNanos = -1;
 
@@ -71,7 +72,9 @@ final class OutputWatcher implements Runnable, AutoCloseable {
             }
             if (count == latencies.length) {
               latencies = Arrays.copyOf(latencies, count * 2);
+              produced = Arrays.copyOf(produced, count * 2);
             }
+            produced[count] = r.timestamp();
             latencies[count++] = now - r.timestamp();
             lastOffsets.merge(r.partition(), r.offset(), Math::max);
           }
@@ -112,6 +115,16 @@ final class OutputWatcher implements Runnable, AutoCloseable {
     long[] out = Arrays.copyOf(latencies, count);
     Arrays.sort(out);
     return out;
+  }
+
+  /** Per output record in the order seen: its record timestamp (the change's produce time), epoch ms. */
+  synchronized long[] producedAt() {
+    return Arrays.copyOf(produced, count);
+  }
+
+  /** Per output record in the order seen: produce → visible latency in ms (unsorted, aligned with producedAt). */
+  synchronized long[] latenciesInOrder() {
+    return Arrays.copyOf(latencies, count);
   }
 
   @Override

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * The streaming path on one embedded KRaft broker in this JVM: the service as {@code dimstream run} wires it
@@ -35,7 +36,10 @@ import org.apache.kafka.clients.admin.NewTopic;
  * ratio dimstream / baseline. Paced at 1k, 2k and 5k events/s: produce → output latency per record. dimstream runs
  * with the repartition hop (the default) and, in the runs named {@code *-keyed}, with
  * {@code topics.changes_keyed_by_business_key: true}, its records keyed by the canonical business key as
- * {@code dimstream produce} keys them (param {@code keyed}).
+ * {@code dimstream produce} keys them (param {@code keyed}). A paced run starts once the app is RUNNING with its
+ * tasks, sends its first second as an uncounted primer, and logs a latency trace per 100 ms of produce time. The
+ * {@code scale} runs put the same unpaced stream through a 2-partition changes topic with one instance, then two
+ * (each its own data directory, one merge-on-read table).
  */
 public final class TopologyBench {
   private static final long SEED = 20_261_129L;
@@ -44,6 +48,8 @@ public final class TopologyBench {
   private static final int WARMUP_EVENTS = 10_000;
   /** {@code -Dtopology.commit_interval_ms=N}: both apps commit every N ms instead of the service's default. */
   static final String COMMIT_INTERVAL_PROPERTY = "topology.commit_interval_ms";
+  /** {@code -Dtopology.kafka=k=v,...}: see {@link #extraKafka()}. */
+  static final String KAFKA_PROPERTY = "topology.kafka";
   /** False during the warm-up, whose figures are not printed. */
   private static boolean figures = true;
 
@@ -58,8 +64,10 @@ public final class TopologyBench {
     long[] rates = {1_000, 2_000, 5_000};
 
     // -Dtopology.runs=unpaced,paced2000 runs a subset (for a quick comparison of two builds)
-    List<String> runs = List.of(System.getProperty("topology.runs", "unpaced,unpaced-keyed,paced1000,paced2000,paced2000-keyed,paced5000")
-        .split(","));
+    // quick mode (bench/run --quick, under 5 minutes in all) pairs keyed and baseline with 2k events/s only
+    String all = quick ? "unpaced,unpaced-keyed,scale,paced1000,paced2000,paced2000-keyed,paced5000"
+        : "unpaced,unpaced-keyed,scale,paced1000,paced1000-keyed,paced2000,paced2000-keyed,paced5000,paced5000-keyed";
+    List<String> runs = List.of(System.getProperty("topology.runs", all).split(","));
 
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
       String bootstrap = broker.bootstrapServers();
@@ -86,6 +94,18 @@ public final class TopologyBench {
               "keys", keys));
         }
       }
+      if (runs.contains("scale")) {
+        // 2 partitions: one instance (one stream thread, both tasks) against two (one task each), one table
+        Input scale = input(unpacedEvents, keys);
+        Rates one = dimstream(work, bootstrap, "scale-1", scale, 0, true, false, 2, 1);
+        Rates two = dimstream(work, bootstrap, "scale-2", scale, 0, true, false, 2, 2);
+        emit("topology", "ratio_2_to_1_instances_to_versions", two.toVersions() / one.toVersions(), "x",
+            params("events", unpacedEvents, "keys", keys, "partitions", 2, "one_events_per_s",
+                Math.round(one.toVersions()), "two_events_per_s", Math.round(two.toVersions())));
+        emit("topology", "ratio_2_to_1_instances_to_table", two.toTable() / one.toTable(), "x",
+            params("events", unpacedEvents, "keys", keys, "partitions", 2, "one_events_per_s",
+                Math.round(one.toTable()), "two_events_per_s", Math.round(two.toTable())));
+      }
       for (long rate : rates) {
         if (!runs.contains("paced" + rate)) {
           continue;
@@ -100,6 +120,20 @@ public final class TopologyBench {
         }
       }
     }
+  }
+
+  /**
+   * {@code -Dtopology.kafka=producer.linger.ms=5,consumer.fetch.max.wait.ms=50}: Kafka Streams settings both apps
+   * run with on top of their own, to measure a client setting before it becomes a default.
+   */
+  static Map<String, String> extraKafka() {
+    Map<String, String> m = new java.util.LinkedHashMap<>();
+    for (String kv : System.getProperty(KAFKA_PROPERTY, "").split(",")) {
+      if (!kv.isBlank()) {
+        m.put(kv.substring(0, kv.indexOf('=')).strip(), kv.substring(kv.indexOf('=') + 1).strip());
+      }
+    }
+    return m;
   }
 
   /** The commit interval both apps run with: the property's, else {@link DimensionService#COMMIT_INTERVAL_MS}. */
@@ -121,57 +155,89 @@ public final class TopologyBench {
 
   private static double dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check,
       boolean keyed) throws Exception {
+    return dimstream(work, bootstrap, run, in, rate, check, keyed, 1, 1).toVersions();
+  }
+
+  /** What an unpaced run reached: events/s into the versions topic and into the table. */
+  private record Rates(double toVersions, double toTable) {}
+
+  /**
+   * One run of the service: {@code instances} services with the same spec (each its own data directory and
+   * Streams state, one shared merge-on-read table) on a changes topic of {@code partitions} partitions.
+   */
+  private static Rates dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check,
+      boolean keyed, int partitions, int instances) throws Exception {
     String name = "dim-" + run;
-    Path specFile = BenchSpecs.write(work, name, bootstrap, "  compaction: {interval: 1000ms}\n");
+    Path specFile = BenchSpecs.write(work, name, bootstrap, "  compaction: {interval: 1000ms}\n"
+        + (partitions > 1 ? "  partitions: " + partitions + "\n" : ""));
     if (keyed) {
       Files.writeString(specFile, "topics: {changes_keyed_by_business_key: true}\n", StandardOpenOption.APPEND);
     }
     DimensionSpec spec = DimensionSpecLoader.load(specFile);
     // keyed as `dimstream produce` keys them; computed before the clock starts, as a producer upstream would
     List<byte[]> recordKeys = keyed ? canonicalKeys(spec, in) : in.recordKeys();
-    try (DimensionService service = DimensionService.start(spec, bootstrap);
-        OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
+    List<DimensionService> services = new ArrayList<>();
+    try {
+      services.add(DimensionService.start(spec, bootstrap));
+      for (int i = 2; i <= instances; i++) {
+        // how a further instance is configured: the same spec, its own data directory (README, Operations)
+        String yaml = Files.readString(specFile).replace(name + "-data", name + "-data-" + i);
+        Path other = Files.writeString(work.resolve(name + "-" + i + ".yaml"), yaml);
+        services.add(DimensionService.start(DimensionSpecLoader.load(other), bootstrap));
+      }
+      return measure(services, spec, name, run, in, recordKeys, rate, check, keyed, partitions);
+    } finally {
+      for (DimensionService s : services) {
+        s.close();
+      }
+    }
+  }
+
+  private static Rates measure(List<DimensionService> services, DimensionSpec spec, String name, String run,
+      Input in, List<byte[]> recordKeys, long rate, boolean check, boolean keyed, int partitions) throws Exception {
+    DimensionService service = services.get(0);
+    try (OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
       String streamThreads = "dimstream-" + spec.name() + "-";
       String compactorThread = "compactor-" + spec.name();
+      awaitActive(name, services.stream().map(DimensionService::streams).toList());
+      // A paced run measures the steady state of a running service: its first second is sent as a primer and
+      // waited for (first transactions, JIT of the paths) and only the records sent after it count.
+      int primer = rate > 0 ? (int) Math.min(rate, in.values().size() / 5) : 0;
+      if (primer > 0) {
+        Load.send(service.kafka(), spec.topics().changes(), recordKeys.subList(0, primer),
+            in.values().subList(0, primer), rate);
+        awaitDone(services, spec, name, versions, false);
+      }
+      int measured = in.values().size() - primer;
+      long measuredFromMillis = System.currentTimeMillis();
       Map<Long, Long> cpuStreams = ThreadCpu.read(streamThreads);
       Map<Long, Long> cpuCompactor = ThreadCpu.read(compactorThread);
       Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
-      Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(), recordKeys, in.values(), rate);
-      long streamsDone = -1;
-      long tableDone = -1;
-      long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
-      while (tableDone < 0) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(name + ": not caught up after 15 minutes");
-        }
-        if (service.compactor().failure() != null) {
-          throw new IllegalStateException(name + ": compactor failed", service.compactor().failure());
-        }
-        if (streamsDone < 0 && CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
-            && versions.atEnd()) {
-          streamsDone = System.nanoTime();
-        }
-        if (streamsDone >= 0 && CatchUp.tableCaughtUp(service.kafka(), spec, service.table())) {
-          tableDone = System.nanoTime();
-        } else {
-          Thread.sleep(20);
-        }
-      }
-      long[] lat = versions.latencies();
-      double toVersions = in.values().size() * 1e9 / (streamsDone - sent.startNanos());
-      double toTable = in.values().size() * 1e9 / (tableDone - sent.startNanos());
-      Map<String, Object> p = params("app", "dimstream", "run", run, "events", in.values().size(), "keys",
-          in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
-          "compaction_interval_ms", 1000, "commit_interval_ms", commitIntervalMs(), "produced_events_per_s",
-          Math.round(sent.perSecond()), "keyed", keyed);
+      Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(),
+          recordKeys.subList(primer, recordKeys.size()), in.values().subList(primer, in.values().size()), rate);
+      long[] done = awaitDone(services, spec, name, versions, true);
+      long streamsDone = done[0];
+      long tableDone = done[1];
+      double toVersions = measured * 1e9 / (streamsDone - sent.startNanos());
+      double toTable = measured * 1e9 / (tableDone - sent.startNanos());
+      Map<String, Object> p = params("app", "dimstream", "run", run, "events", measured, "keys",
+          in.keys(), "paced_events_per_s", rate, "partitions", partitions, "instances", services.size(), "eos",
+          "exactly_once_v2", "compaction_interval_ms", 1000, "commit_interval_ms", commitIntervalMs(),
+          "produced_events_per_s", Math.round(sent.perSecond()), "keyed", keyed, "primer_events", primer);
       if (rate == 0 && figures) {
         emit("topology", "events_per_s_changes_to_versions", toVersions, "events/s", p);
         emit("topology", "events_per_s_changes_to_table", toTable, "events/s", p);
       }
-      latency("dimstream", lat, p);
-      cpu("dimstream_streams", ThreadCpu.since(cpuStreams, streamThreads), in, p);
-      cpu("dimstream_compactor", ThreadCpu.since(cpuCompactor, compactorThread), in, p);
-      cpu("dimstream_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), in, p);
+      long[] producedAt = versions.producedAt();
+      long[] inOrder = versions.latenciesInOrder();
+      if (figures && rate > 0) {
+        LatencyTrace.print(name, producedAt, inOrder, 100);
+      }
+      latency("dimstream", LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
+      commitLatency("dimstream", services.stream().map(DimensionService::streams).toList(), p);
+      cpu("dimstream_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
+      cpu("dimstream_compactor", ThreadCpu.since(cpuCompactor, compactorThread), measured, p);
+      cpu("dimstream_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
       if (figures) {
         emit("topology", "ms_last_ack_to_table_visible", (tableDone - sent.endNanos()) / 1e6, "ms", p);
       }
@@ -183,10 +249,77 @@ public final class TopologyBench {
         }
         actual.sort(BusinessKeys.VERSION_ORDER);
         emit("topology", "table_equals_reference_fold", actual.equals(expected) ? 1 : 0, "bool",
-            params("run", run, "table_rows", actual.size(), "reference_rows", expected.size()));
+            params("run", run, "partitions", partitions, "instances", services.size(), "table_rows", actual.size(),
+                "reference_rows", expected.size()));
       }
-      return toVersions;
+      return new Rates(toVersions, toTable);
     }
+  }
+
+  /**
+   * Waits until every instance is RUNNING with at least one active task, so a run's clock starts on a service
+   * that has its partitions, as a long-running one has, not on one still joining its group.
+   */
+  private static void awaitActive(String name, List<KafkaStreams> apps) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (!apps.stream().allMatch(TopologyBench::active)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + ": Streams not RUNNING with its tasks after 2 minutes");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private static boolean active(KafkaStreams app) {
+    return app.state() == KafkaStreams.State.RUNNING
+        && app.metadataForLocalThreads().stream().anyMatch(t -> !t.activeTasks().isEmpty());
+  }
+
+  /**
+   * Waits until the topology has committed its input and the versions topic is read to its end, then (if
+   * {@code table}) until the table covers the versions topic; returns both nano times ({@code -1} when not waited).
+   */
+  private static long[] awaitDone(List<DimensionService> services, DimensionSpec spec, String name,
+      OutputWatcher versions, boolean table) throws InterruptedException {
+    DimensionService service = services.get(0);
+    long streamsDone = -1;
+    long tableDone = -1;
+    long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+    while (table ? tableDone < 0 : streamsDone < 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + ": not caught up after 15 minutes");
+      }
+      for (DimensionService s : services) {
+        if (s.compactor() != null && s.compactor().failure() != null) {
+          throw new IllegalStateException(name + ": compactor failed", s.compactor().failure());
+        }
+      }
+      if (streamsDone < 0 && CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
+          && versions.atEnd()) {
+        streamsDone = System.nanoTime();
+      }
+      if (table && streamsDone >= 0 && tableCovers(spec, service, versions.lastOffsets())) {
+        tableDone = System.nanoTime();
+      } else {
+        Thread.sleep(20);
+      }
+    }
+    return new long[] {streamsDone, tableDone};
+  }
+
+  /**
+   * Whether the table's txn markers cover the last versions record of each partition the watcher read: the
+   * check of {@link CatchUp#tableCaughtUp} without reading the whole versions topic again every few ms, which took
+   * CPU from the compactor it waits for.
+   */
+  private static boolean tableCovers(DimensionSpec spec, DimensionService service, Map<Integer, Long> last) {
+    for (var e : last.entrySet()) {
+      var recorded = service.table().txnVersion(spec.name() + "-versions-" + e.getKey());
+      if (recorded.isEmpty() || recorded.getAsLong() < e.getValue()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static double baseline(Path work, EmbeddedKafkaBroker broker, String run, Input in, long rate)
@@ -202,29 +335,50 @@ public final class TopologyBench {
         work.resolve("baseline-" + run + "-state"));
         OutputWatcher watcher = OutputWatcher.start(kafka, out)) {
       String streamThreads = "baseline-" + run + "-";
+      awaitActive("baseline " + run, List.of(app.streams()));
+      // as for dimstream: a paced run's first second is a primer, waited for and not counted
+      int primer = rate > 0 ? (int) Math.min(rate, in.values().size() / 5) : 0;
+      if (primer > 0) {
+        Load.send(kafka, topic, in.recordKeys().subList(0, primer), in.values().subList(0, primer), rate);
+        awaitCount(watcher, primer, "baseline " + run);
+      }
+      int measured = in.values().size() - primer;
+      long measuredFromMillis = System.currentTimeMillis();
       Map<Long, Long> cpuStreams = ThreadCpu.read(streamThreads);
       Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
-      Load.Sent sent = Load.send(kafka, topic, in.recordKeys(), in.values(), rate);
-      long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-      while (watcher.count() < in.values().size()) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("baseline " + run + ": " + watcher.count() + " of "
-              + in.values().size() + " records out after 10 minutes");
-        }
-        Thread.sleep(10);
-      }
+      Load.Sent sent = Load.send(kafka, topic, in.recordKeys().subList(primer, in.values().size()),
+          in.values().subList(primer, in.values().size()), rate);
+      awaitCount(watcher, in.values().size(), "baseline " + run);
       long done = System.nanoTime();
-      double perSecond = in.values().size() * 1e9 / (done - sent.startNanos());
-      Map<String, Object> p = params("app", "baseline", "run", run, "events", in.values().size(), "keys",
+      double perSecond = measured * 1e9 / (done - sent.startNanos());
+      long[] producedAt = watcher.producedAt();
+      long[] inOrder = watcher.latenciesInOrder();
+      if (figures && rate > 0) {
+        LatencyTrace.print("baseline-" + run, producedAt, inOrder, 100);
+      }
+      Map<String, Object> p = params("app", "baseline", "run", run, "events", measured, "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
-          "commit_interval_ms", commitIntervalMs(), "produced_events_per_s", Math.round(sent.perSecond()), "per_record", "rocksdb get+put, one record out");
+          "commit_interval_ms", commitIntervalMs(), "produced_events_per_s", Math.round(sent.perSecond()),
+          "per_record", "rocksdb get+put, one record out", "primer_events", primer);
       if (rate == 0 && figures) {
         emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
       }
-      latency("baseline", watcher.latencies(), p);
-      cpu("baseline_streams", ThreadCpu.since(cpuStreams, streamThreads), in, p);
-      cpu("baseline_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), in, p);
+      latency("baseline", LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
+      commitLatency("baseline", List.of(app.streams()), p);
+      cpu("baseline_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
+      cpu("baseline_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
       return perSecond;
+    }
+  }
+
+  private static void awaitCount(OutputWatcher watcher, int count, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    while (watcher.count() < count) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(what + ": " + watcher.count() + " of " + count
+            + " records out after 10 minutes");
+      }
+      Thread.sleep(10);
     }
   }
 
@@ -232,17 +386,49 @@ public final class TopologyBench {
    * CPU microseconds per change event of one group of threads over the run: on a shared machine the load stretches
    * wall time but not CPU time, so this is the per-record cost to compare between builds.
    */
-  private static void cpu(String what, long nanos, Input in, Map<String, Object> p) {
+  private static void cpu(String what, long nanos, int events, Map<String, Object> p) {
     if (!figures) {
       return;
     }
-    emit("topology", "cpu_us_per_event_" + what, nanos / 1e3 / in.values().size(), "us/event", p);
+    emit("topology", "cpu_us_per_event_" + what, nanos / 1e3 / events, "us/event", p);
   }
 
   /** The canonical business key bytes of each record, as {@code dimstream produce} keys a keyed changes topic. */
   private static List<byte[]> canonicalKeys(DimensionSpec spec, Input in) {
     KeyedChanges router = new KeyedChanges(spec);
     return in.values().stream().map(v -> router.route(null, v, 1).orElseThrow().key()).toList();
+  }
+
+  /**
+   * Kafka Streams' own {@code commit-latency-avg/max} of the stream threads (ms since the app started): how long a
+   * commit takes, flush of the producer and the transaction's end included; under exactly-once it adds to every
+   * record's latency.
+   */
+  private static void commitLatency(String app, List<KafkaStreams> apps, Map<String, Object> p) {
+    if (!figures) {
+      return;
+    }
+    double avg = 0;
+    double max = 0;
+    int n = 0;
+    for (KafkaStreams a : apps) {
+      for (var e : a.metrics().entrySet()) {
+        if (!e.getKey().group().equals("stream-thread-metrics") || !(e.getValue().metricValue() instanceof Double v)
+            || v.isNaN()) {
+          continue;
+        }
+        if (e.getKey().name().equals("commit-latency-avg")) {
+          avg += v;
+          n++;
+        } else if (e.getKey().name().equals("commit-latency-max")) {
+          max = Math.max(max, v);
+        }
+      }
+    }
+    if (n > 0) {
+      emit("topology", app + "_commit_latency_avg", avg / n, "ms", p);
+      emit("topology", app + "_commit_latency_max", max, "ms", p);
+    }
   }
 
   private static void latency(String app, long[] sorted, Map<String, Object> p) {

@@ -128,6 +128,7 @@ public final class DimensionService implements AutoCloseable {
     props.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, Integer.toString(topics.changesPartitions()));
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(COMMIT_INTERVAL_MS));
+    ProducerLinger.applyDefault(props);
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.
     props.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
