@@ -63,7 +63,51 @@ public final class EventJson {
 
   /** The inverse of {@link #keyBytes}. */
   public BusinessKey key(byte[] bytes) {
+    Object single = singleKey(bytes);
+    return single != null ? new BusinessKey(List.of(single)) : keyFromTree(bytes);
+  }
+
+  /** {@link #key} through a JSON tree, for any key. */
+  BusinessKey keyFromTree(byte[] bytes) {
     return new BusinessKey(values((ArrayNode) read(bytes), keyTypes));
+  }
+
+  /**
+   * The value of a one-column long or string key read straight from its canonical bytes ({@code [42]},
+   * {@code ["abc"]}), or null for any other form, which the tree reads: the SCD2 processor reads every record's key
+   * back from these bytes, and a JSON tree per record cost more than the rest of the key handling.
+   */
+  private Object singleKey(byte[] b) {
+    int n = b.length;
+    if (keyTypes.size() != 1 || n < 3 || b[0] != '[' || b[n - 1] != ']') {
+      return null;
+    }
+    ColumnType.Kind kind = keyTypes.get(0).kind();
+    if (kind == ColumnType.Kind.LONG) {
+      int i = b[1] == '-' ? 2 : 1;
+      int digits = n - 1 - i;
+      if (digits < 1 || digits > 18) {
+        return null; // 19 digits may overflow: the tree decides
+      }
+      long v = 0;
+      for (; i < n - 1; i++) {
+        int d = b[i] - '0';
+        if (d < 0 || d > 9) {
+          return null;
+        }
+        v = v * 10 + d;
+      }
+      return b[1] == '-' ? -v : v;
+    }
+    if (kind == ColumnType.Kind.STRING && n >= 4 && b[1] == '"' && b[n - 2] == '"') {
+      for (int i = 2; i < n - 2; i++) {
+        if (b[i] == '\\' || b[i] == '"') {
+          return null; // escapes, or not one string
+        }
+      }
+      return new String(b, 2, n - 4, java.nio.charset.StandardCharsets.UTF_8);
+    }
+    return null;
   }
 
   /** An event without its key. */

@@ -1,6 +1,7 @@
 package io.dimstream.codec;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -67,6 +68,16 @@ public final class VersionJson implements VersionRecordCodec {
   private final SurrogateIds versionIds;
   /** The token-by-token decoder of record values; null when field names collide (the tree path alone decodes). */
   private final VersionJsonReader reader;
+  // every field name quoted and encoded once, not per record
+  private final SerializedString[] keyNames;
+  private final SerializedString[] attributeNames;
+  private final SerializedString[] validFromNames;
+  private final SerializedString[] validToNames;
+  private final SerializedString isCurrentName;
+  private final SerializedString versionIdName;
+  private static final SerializedString CHANGE_NAME = new SerializedString(CHANGE_FIELD);
+  private static final SerializedString[] CHANGE_VALUES = java.util.Arrays.stream(ChangeKind.values())
+      .map(k -> new SerializedString(k.wireName())).toArray(SerializedString[]::new);
 
   public VersionJson(DimensionSpec spec) {
     this.keyColumns = spec.keyColumns();
@@ -84,6 +95,77 @@ public final class VersionJson implements VersionRecordCodec {
     this.versionIds = out.hasVersionId() ? new SurrogateIds(keyColumns.stream().map(Column::type).toList()) : null;
     this.reader = VersionJsonReader.of(keyColumns, attributeColumns, sequenceColumns, validFromColumns,
         validToColumns);
+    this.keyNames = names(keyColumns.stream().map(Column::name).toList());
+    this.attributeNames = names(attributeColumns.stream().map(Column::name).toList());
+    this.validFromNames = names(validFromColumns);
+    this.validToNames = names(validToColumns);
+    this.isCurrentName = new SerializedString(out.isCurrent());
+    this.versionIdName = out.hasVersionId() ? new SerializedString(out.versionId()) : null;
+  }
+
+  private static SerializedString[] names(List<String> names) {
+    return names.stream().map(SerializedString::new).toArray(SerializedString[]::new);
+  }
+
+  /**
+   * An encoder for one thread at a time (a stream task) that writes every record through one generator and buffer
+   * instead of creating them per record; the same bytes as {@link #encodeKey} and {@link #encodeValue}.
+   */
+  @Override
+  public VersionRecordCodec.RecordEncoder encoder() {
+    return new ReusingEncoder();
+  }
+
+  /** Keeps one generator over one buffer; a record that fails half-written drops both. Not thread-safe. */
+  private final class ReusingEncoder implements VersionRecordCodec.RecordEncoder {
+    private final ByteArrayBuilder buf = new ByteArrayBuilder(512);
+    private JsonGenerator g;
+
+    @Override
+    public byte[] encodeKey(BusinessKey key, Sequence validFrom) {
+      checkKey(key);
+      try {
+        writeKey(generator(), key, validFrom);
+        return take();
+      } catch (IOException | RuntimeException e) {
+        g = null; // the generator is in the middle of a record
+        buf.reset();
+        throw e instanceof RuntimeException r ? r
+            : new IllegalStateException("cannot render the key of " + key + " at " + validFrom, e);
+      }
+    }
+
+    @Override
+    public byte[] encodeValue(Version version, ChangeKind kind) {
+      if (kind == ChangeKind.RETRACT) {
+        throw new IllegalArgumentException("a retraction has a null value, not a row");
+      }
+      checkKey(version.key());
+      try {
+        writeRow(generator(), version, kind);
+        return take();
+      } catch (IOException | RuntimeException e) {
+        g = null;
+        buf.reset();
+        throw e instanceof RuntimeException r ? r : new IllegalStateException("cannot render the version " + version, e);
+      }
+    }
+
+    private JsonGenerator generator() throws IOException {
+      if (g == null) {
+        buf.reset();
+        g = MAPPER.createGenerator(buf);
+        g.setRootValueSeparator(null); // records are separate documents: nothing between them
+      }
+      return g;
+    }
+
+    private byte[] take() throws IOException {
+      g.flush();
+      byte[] bytes = buf.toByteArray();
+      buf.reset();
+      return bytes;
+    }
   }
 
   /** The record key of the version {@code (key, validFrom)}. */
@@ -92,13 +174,7 @@ public final class VersionJson implements VersionRecordCodec {
     checkKey(key);
     ByteArrayBuilder buf = new ByteArrayBuilder(64);
     try (JsonGenerator g = MAPPER.createGenerator(buf)) {
-      g.writeStartObject();
-      writeKey(g, key);
-      for (int i = 0; i < validFromColumns.size(); i++) {
-        g.writeFieldName(validFromColumns.get(i));
-        writePart(g, validFrom, i);
-      }
-      g.writeEndObject();
+      writeKey(g, key, validFrom);
     } catch (IOException e) {
       throw new IllegalStateException("cannot render the key of " + key + " at " + validFrom, e);
     }
@@ -126,37 +202,56 @@ public final class VersionJson implements VersionRecordCodec {
     checkKey(version.key());
     ByteArrayBuilder buf = new ByteArrayBuilder(256);
     try (JsonGenerator g = MAPPER.createGenerator(buf)) {
-      g.writeStartObject();
-      writeKey(g, version.key());
-      List<Object> attrs = version.attributes();
-      for (int i = 0; i < attributeColumns.size(); i++) {
-        Column c = attributeColumns.get(i);
-        g.writeFieldName(c.name());
-        writeValue(g, attrs.get(i), c.type());
-      }
-      Sequence to = version.validTo();
-      g.writeFieldName(out.validFrom());
-      writePart(g, version.validFrom(), 0);
-      g.writeFieldName(out.validTo());
-      writePartOrNull(g, to, 0);
-      for (int i = 1; i < validFromColumns.size(); i++) {
-        g.writeFieldName(validFromColumns.get(i));
-        writePart(g, version.validFrom(), i);
-      }
-      for (int i = 1; i < validToColumns.size(); i++) {
-        g.writeFieldName(validToColumns.get(i));
-        writePartOrNull(g, to, i);
-      }
-      g.writeBooleanField(out.isCurrent(), version.isCurrent());
-      if (versionIds != null) {
-        g.writeNumberField(out.versionId(), versionIds.of(version));
-      }
-      g.writeStringField(CHANGE_FIELD, kind.wireName());
-      g.writeEndObject();
+      writeRow(g, version, kind);
     } catch (IOException e) {
       throw new IllegalStateException("cannot render the version " + version, e);
     }
     return buf.toByteArray();
+  }
+
+  /** One version record value: the fields in the order of {@link #row}, then the change field. */
+  private void writeRow(JsonGenerator g, Version version, ChangeKind kind) throws IOException {
+    g.writeStartObject();
+    writeKey(g, version.key());
+    List<Object> attrs = version.attributes();
+    for (int i = 0; i < attributeColumns.size(); i++) {
+      Column c = attributeColumns.get(i);
+      g.writeFieldName(attributeNames[i]);
+      writeValue(g, attrs.get(i), c.type());
+    }
+    Sequence to = version.validTo();
+    g.writeFieldName(validFromNames[0]);
+    writePart(g, version.validFrom(), 0);
+    g.writeFieldName(validToNames[0]);
+    writePartOrNull(g, to, 0);
+    for (int i = 1; i < validFromColumns.size(); i++) {
+      g.writeFieldName(validFromNames[i]);
+      writePart(g, version.validFrom(), i);
+    }
+    for (int i = 1; i < validToColumns.size(); i++) {
+      g.writeFieldName(validToNames[i]);
+      writePartOrNull(g, to, i);
+    }
+    g.writeFieldName(isCurrentName);
+    g.writeBoolean(version.isCurrent());
+    if (versionIds != null) {
+      g.writeFieldName(versionIdName);
+      g.writeNumber(versionIds.of(version));
+    }
+    g.writeFieldName(CHANGE_NAME);
+    g.writeString(CHANGE_VALUES[kind.ordinal()]);
+    g.writeEndObject();
+  }
+
+  /** One version record key: the key columns, then the {@code valid_from} columns. */
+  private void writeKey(JsonGenerator g, BusinessKey key, Sequence validFrom) throws IOException {
+    g.writeStartObject();
+    writeKey(g, key);
+    for (int i = 0; i < validFromNames.length; i++) {
+      g.writeFieldName(validFromNames[i]);
+      writePart(g, validFrom, i);
+    }
+    g.writeEndObject();
   }
 
   /** The version and change kind of a non-null record value. */
@@ -236,9 +331,8 @@ public final class VersionJson implements VersionRecordCodec {
 
   private void writeKey(JsonGenerator g, BusinessKey key) throws IOException {
     for (int i = 0; i < keyColumns.size(); i++) {
-      Column c = keyColumns.get(i);
-      g.writeFieldName(c.name());
-      writeValue(g, key.values().get(i), c.type());
+      g.writeFieldName(keyNames[i]);
+      writeValue(g, key.values().get(i), keyColumns.get(i).type());
     }
   }
 

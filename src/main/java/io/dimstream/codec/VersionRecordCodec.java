@@ -38,4 +38,31 @@ public sealed interface VersionRecordCodec permits VersionJson, VersionAvro {
    * @throws IllegalArgumentException when the key or value is not a record of this format and dimension
    */
   VersionChange decodeChange(byte[] key, byte[] value);
+
+  /**
+   * An encoder for one thread at a time (one per stream task), which may reuse buffers between records; the same
+   * bytes as {@link #encodeKey} and {@link #encodeValue}.
+   */
+  default RecordEncoder encoder() {
+    return new RecordEncoder() {
+      @Override
+      public byte[] encodeKey(BusinessKey key, Sequence validFrom) {
+        return VersionRecordCodec.this.encodeKey(key, validFrom);
+      }
+
+      @Override
+      public byte[] encodeValue(Version version, ChangeKind kind) {
+        return VersionRecordCodec.this.encodeValue(version, kind);
+      }
+    };
+  }
+
+  /** Encodes record keys and values as the codec does; not thread-safe (see {@link #encoder}). */
+  interface RecordEncoder {
+    /** As {@link VersionRecordCodec#encodeKey}. */
+    byte[] encodeKey(BusinessKey key, Sequence validFrom);
+
+    /** As {@link VersionRecordCodec#encodeValue}. */
+    byte[] encodeValue(Version version, ChangeKind kind);
+  }
 }

@@ -13,8 +13,11 @@ public enum ChangeKind {
   /** A version that no longer exists (a late event made it redundant); the record value is null. */
   RETRACT;
 
+  // computed once: wireName() is called for every version record the topology emits
+  private final String wire = name().toLowerCase(Locale.ROOT);
+
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+    return wire;
   }
 
   public static ChangeKind fromWire(String s) {

@@ -108,8 +108,11 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
         return;
       }
       byte[] decoded = state.encodeEvent(event);
-      context.forward(record.withKey(keyBytes).withValue(Envelope.accepted(record.key(), record.value(),
-          decoded.length <= sizes.policy().maxEventBytes() ? decoded : null)));
+      byte[] carried = decoded.length <= sizes.policy().maxEventBytes() ? decoded : null;
+      // without the repartition hop the envelope reaches the SCD2 processor in memory: the event goes along as is
+      context.forward(record.withKey(keyBytes).withValue(keyedPartitions > 0
+          ? Envelope.accepted(record.key(), record.value(), carried, event)
+          : Envelope.accepted(record.key(), record.value(), carried)));
     } else {
       Decoded.Rejected r = (Decoded.Rejected) result;
       rejected.record();

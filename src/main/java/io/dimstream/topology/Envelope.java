@@ -1,6 +1,7 @@
 package io.dimstream.topology;
 
 import io.dimstream.codec.StateBinary;
+import io.dimstream.model.ChangeEvent;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -15,19 +16,26 @@ import java.util.Arrays;
  *
  * @param event the decoded event without its key ({@link StateBinary#encodeEvent}), or null when the SCD2 processor
  *     must decode {@code sourceValue} itself (an older release's record, a marker, an oversized event)
+ * @param decoded the decoded event itself, when the envelope goes from the decoder to the SCD2 processor in memory
+ *     (no repartition hop): it saves decoding {@code event} again; never written, null after {@link #fromBytes}
  */
-record Envelope(byte[] sourceKey, byte[] sourceValue, byte[] event, boolean rejected) {
+record Envelope(byte[] sourceKey, byte[] sourceValue, byte[] event, boolean rejected, ChangeEvent decoded) {
 
   static Envelope accepted(byte[] key, byte[] value) {
-    return new Envelope(key, value, null, false);
+    return new Envelope(key, value, null, false, null);
   }
 
   static Envelope accepted(byte[] key, byte[] value, byte[] event) {
-    return new Envelope(key, value, event, false);
+    return new Envelope(key, value, event, false, null);
+  }
+
+  /** As {@link #accepted(byte[], byte[], byte[])}, also carrying {@code decoded} for a processor in the same task. */
+  static Envelope accepted(byte[] key, byte[] value, byte[] event, ChangeEvent decoded) {
+    return new Envelope(key, value, event, false, event == null ? null : decoded);
   }
 
   static Envelope rejected(byte[] key, byte[] value) {
-    return new Envelope(key, value, null, true);
+    return new Envelope(key, value, null, true, null);
   }
 
   /**
@@ -58,7 +66,7 @@ record Envelope(byte[] sourceKey, byte[] sourceValue, byte[] event, boolean reje
     if (b.hasRemaining() && bytes[b.position()] == StateBinary.FORMAT) {
       event = Arrays.copyOfRange(bytes, b.position(), bytes.length);
     }
-    return new Envelope(key, value, event, false);
+    return new Envelope(key, value, event, false, null);
   }
 
   /** Bytes {@link #toBytes()} adds to the key, value and event. */

@@ -10,6 +10,7 @@ import io.dimstream.history.ApplyResult;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.ChangeKind;
 import io.dimstream.model.VersionChange;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -40,7 +41,16 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final IncrementalHistory history;
   private final EventJson eventJson;
   private final StateBinary state;
-  private final VersionRecordCodec versions;
+  /** This task's encoder of version records (reuses its buffers; a task runs on one thread at a time). */
+  private final VersionRecordCodec.RecordEncoder encoder;
+  /**
+   * Whether a key decoded from a change record equals the key read back from its canonical bytes, so that an event
+   * handed over in memory can keep its own key: true for key columns whose JSON form round-trips exactly.
+   */
+  private final boolean keyRoundTripExact;
+  /** The change header's value per {@link ChangeKind}, encoded once (Kafka only reads header values). */
+  private static final byte[][] CHANGE_HEADER_VALUES = java.util.Arrays.stream(ChangeKind.values())
+      .map(k -> k.wireName().getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
   /** Keys of the snapshots store deleted per pass when a snapshot ends (bounds the memory of the deletion). */
   private static final int SNAPSHOT_DELETE_BATCH = 10_000;
 
@@ -63,7 +73,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     this.history = step.history();
     this.eventJson = new EventJson(spec);
     this.state = new StateBinary(spec);
-    this.versions = versions;
+    this.encoder = versions.encoder();
+    this.keyRoundTripExact = spec.keyColumns().stream().allMatch(c -> EXACT_KEY_KINDS.contains(c.type().kind()));
     this.pruneInterval = pruneInterval;
   }
 
@@ -89,14 +100,20 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       endOfSnapshot(record);
       return;
     }
-    BusinessKey key = eventJson.key(record.key());
-    store.useKey(key, record.key());
     Envelope env = record.value();
+    ChangeEvent inMemory = env.decoded();
+    BusinessKey key = inMemory != null && keyRoundTripExact ? inMemory.key() : eventJson.key(record.key());
+    store.useKey(key, record.key());
     ChangeEvent event;
     Scd2Step.Outcome outcome;
     try {
       byte[] binary = env.event();
-      if (binary != null) {
+      if (inMemory != null) {
+        // from the decoder of this task, no repartition hop: the decoded event as is (with the key as the store and
+        // the repartitioned path read it back from the canonical bytes)
+        event = keyRoundTripExact ? inMemory
+            : new ChangeEvent(key, inMemory.sequence(), inMemory.delete(), inMemory.attributes());
+      } else if (binary != null) {
         event = state.decodeEvent(key, binary);
       } else {
         // an older release's record, or an event too large to carry: decode the original again
@@ -202,6 +219,11 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   private static final int JSON_EXPANSION = 6;
 
+  private static final java.util.Set<io.dimstream.config.ColumnType.Kind> EXACT_KEY_KINDS = java.util.EnumSet.of(
+      io.dimstream.config.ColumnType.Kind.LONG, io.dimstream.config.ColumnType.Kind.INT,
+      io.dimstream.config.ColumnType.Kind.STRING, io.dimstream.config.ColumnType.Kind.BOOLEAN,
+      io.dimstream.config.ColumnType.Kind.DATE);
+
   /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */
   private void reject(Record<byte[], Envelope> record, String reason, String detail) {
     if (!RejectReason.PROCESSING_ERROR.equals(reason)) {
@@ -220,9 +242,9 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   private void forwardVersion(Record<byte[], Envelope> in, VersionChange c) {
     Headers headers = new RecordHeaders();
-    headers.add(DimensionTopology.CHANGE_HEADER, c.kind().wireName().getBytes(StandardCharsets.UTF_8));
-    byte[] value = c instanceof VersionChange.Upsert u ? versions.encodeValue(u.version(), u.kind()) : null;
-    OutKey key = new OutKey(in.key(), versions.encodeKey(c.key(), c.validFrom()));
+    headers.add(DimensionTopology.CHANGE_HEADER, CHANGE_HEADER_VALUES[c.kind().ordinal()]);
+    byte[] value = c instanceof VersionChange.Upsert u ? encoder.encodeValue(u.version(), u.kind()) : null;
+    OutKey key = new OutKey(in.key(), encoder.encodeKey(c.key(), c.validFrom()));
     context.forward(new Record<>(key, value, in.timestamp(), headers));
   }
 

@@ -64,6 +64,7 @@ class VersionJsonStreamingTest {
   @MethodSource("specs")
   void shouldWriteTheSameBytesAsTheTreeEncodingOnGeneratedVersions(DimensionSpec spec) {
     VersionJson codec = new VersionJson(spec);
+    VersionRecordCodec.RecordEncoder reused = codec.encoder(); // one for every record, as a stream task keeps it
     Random random = new Random(SEED);
     for (int i = 0; i < 2_000; i++) {
       Version v = version(spec, random);
@@ -75,10 +76,31 @@ class VersionJsonStreamingTest {
         assertThat(new String(actual, StandardCharsets.UTF_8)).as("version %s (seed %s, #%s)", v, SEED, i)
             .isEqualTo(new String(expected, StandardCharsets.UTF_8));
         assertThat(actual).isEqualTo(expected);
+        assertThat(reused.encodeValue(v, kind)).as("reused encoder, version %s (seed %s, #%s)", v, SEED, i)
+            .isEqualTo(expected);
       }
       assertThat(codec.encodeKey(v.key(), v.validFrom())).as("key of %s (seed %s)", v, SEED)
           .isEqualTo(treeBytes(keyTree(spec, v)));
+      assertThat(reused.encodeKey(v.key(), v.validFrom())).as("reused encoder, key of %s (seed %s)", v, SEED)
+          .isEqualTo(treeBytes(keyTree(spec, v)));
     }
+  }
+
+  @ParameterizedTest
+  @MethodSource("specs")
+  void shouldWriteTheSameBytesAfterARecordFailedHalfWritten(DimensionSpec spec) {
+    VersionJson codec = new VersionJson(spec);
+    VersionRecordCodec.RecordEncoder reused = codec.encoder();
+    Random random = new Random(SEED);
+    Version good = version(spec, random);
+    List<Object> wrongTypes = new ArrayList<>(good.attributes());
+    wrongTypes.replaceAll(a -> new Object()); // fails at the first attribute, after the key was written
+    Version bad = new Version(good.key(), good.validFrom(), good.validTo(), wrongTypes);
+    reused.encodeValue(good, ChangeKind.OPEN);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> reused.encodeValue(bad, ChangeKind.OPEN))
+        .isInstanceOf(RuntimeException.class);
+    assertThat(reused.encodeValue(good, ChangeKind.CORRECT)).isEqualTo(codec.encodeValue(good, ChangeKind.CORRECT));
+    assertThat(reused.encodeKey(good.key(), good.validFrom())).isEqualTo(codec.encodeKey(good.key(), good.validFrom()));
   }
 
   /** The record key as the tree encoding built it: key columns, then the validity start columns. */
