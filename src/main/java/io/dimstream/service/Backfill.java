@@ -168,51 +168,53 @@ public final class Backfill {
                 arrivals.add(chunk.shards()[i], chunk.arrivals().get(i));
               }
             });
-        if (!arrivals.spilled()) {
-          List<List<Arrival>> held = arrivals.inMemory();
-          List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(shards);
-          for (int i = 0; i < shards; i++) {
-            int shard = i;
-            if (held.get(shard).isEmpty()) {
-              continue;
+        if (arrivals.spilled()) {
+          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; {} of {} partitions "
+              + "went to disk", source, arrivals.spilledEvents(), budget, arrivals.spilledPartitions(),
+              arrivals.partitions());
+        }
+        arrivals.finishWriting();
+        List<List<Arrival>> held = arrivals.inMemory();
+        // resident partitions first: folding them frees memory before spilled ones are read back
+        List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(arrivals.partitions());
+        for (int p = 0; p < arrivals.partitions(); p++) {
+          int partition = p;
+          if (!arrivals.isSpilled(partition)) {
+            tasks.add(() -> {
+              List<DeadLetter> late = new ArrayList<>();
+              for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
+                List<Arrival> events = held.get(shard);
+                held.set(shard, null); // folded shards free their events while later ones run
+                if (!events.isEmpty()) {
+                  fold(shard, groupByKey(events), source, sink, late);
+                }
+              }
+              return late;
+            });
+            continue;
+          }
+          tasks.add(() -> {
+            List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(partition);
+            List<DeadLetter> late = new ArrayList<>();
+            for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
+              Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
+              groups.set(shard, null);
+              if (!keys.isEmpty()) {
+                fold(shard, decodeRuns(binary, keys), source, sink, late);
+              }
             }
-            tasks.add(() -> {
-              List<Arrival> events = held.get(shard);
-              held.set(shard, null); // folded shards free their events while later shards run
-              List<DeadLetter> late = new ArrayList<>();
-              fold(shard, groupByKey(events), source, sink, late);
-              return late;
-            });
-          }
-          dead.addAll(invokeAll(pool, tasks));
-        } else {
-          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; folding them in {} "
-              + "partitions from disk", source, arrivals.spilledEvents(), budget, arrivals.partitions());
-          arrivals.finishWriting();
-          List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(arrivals.partitions());
-          for (int p = 0; p < arrivals.partitions(); p++) {
-            int partition = p;
-            tasks.add(() -> {
-              List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(partition);
-              List<DeadLetter> late = new ArrayList<>();
-              for (int shard = 0; shard < groups.size(); shard++) {
-                if (!groups.get(shard).isEmpty()) {
-                  Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
-                  groups.set(shard, null);
-                  fold(shard, decodeRuns(binary, keys), source, sink, late);
-                }
+            // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
+            for (int i = 0; i < late.size(); i++) {
+              DeadLetter d = late.get(i);
+              if (d.value() == null && d.valueAt() >= 0) {
+                late.set(i, d.withValue(arrivals.value(partition, d.valueAt())));
               }
-              // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
-              for (int i = 0; i < late.size(); i++) {
-                DeadLetter d = late.get(i);
-                if (d.value() == null && d.valueAt() >= 0) {
-                  late.set(i, d.withValue(arrivals.value(partition, d.valueAt())));
-                }
-              }
-              return late;
-            });
-          }
-          dead.addAll(invokeAll(pool, tasks));
+            }
+            return late;
+          });
+        }
+        dead.addAll(invokeAll(pool, tasks));
+        if (arrivals.spilled()) {
           LOG.info("{}: spilled {} bytes", source, arrivals.spilledBytes());
         }
       }

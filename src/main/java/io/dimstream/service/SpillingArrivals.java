@@ -28,12 +28,15 @@ import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 /**
- * The decoded events of the backfill input, per shard in arrival order: in memory while they fit the budget (a
- * plain append per event; grouping by key is left to the parallel fold), then on disk, one file per partition of
- * shards, each event in its decoded binary form ({@link StateBinary}: key, event) followed by its record, which only
- * a dead letter of the fold reads back. Once spilling, decode threads encode their chunks ({@link #encode}) so the
- * reading thread only appends bytes; partitions are read back independently, on as many threads as fold them.
- * {@link #add} and {@link #finishWriting} are called from one thread.
+ * The decoded events of the backfill input, per shard in arrival order, in partitions of shards: each partition in
+ * memory (a plain append per event; grouping by key is left to the parallel fold) until the events held exceed the
+ * budget; then the highest-numbered resident partitions spill, as few as bring the events held back under three
+ * quarters of the budget, and take every later event of theirs on disk (hybrid hashing: an input a little over the
+ * budget spills a little). A spilled partition is one file: each event in its decoded binary form
+ * ({@link StateBinary}: key, event) followed by its record, which only a dead letter of the fold reads back. Decode
+ * threads encode the events of spilled partitions ({@link #encode}) so the reading thread only appends bytes;
+ * partitions are read back independently, on as many threads as fold them. {@link #add} and
+ * {@link #finishWriting} are called from one thread.
  */
 final class SpillingArrivals implements AutoCloseable {
   /** At most this many partition files: each then holds about 1/64 of the events, read back one per thread. */
@@ -42,8 +45,11 @@ final class SpillingArrivals implements AutoCloseable {
   /** A spilled event, still in its binary form; its record is at {@code valueAt} of its partition's file. */
   record Spilled(long line, long valueAt, byte[] event) {}
 
-  /** A chunk's events encoded on a decode thread: each partition's records, in arrival order (null when none). */
-  record Block(ByteArrayOutputStream[] partitions, int events) {}
+  /**
+   * A chunk's events split on a decode thread: those of spilled partitions encoded, each partition's records in
+   * arrival order (null when none), and the others as they were, with their shards.
+   */
+  record Block(ByteArrayOutputStream[] partitions, int events, List<Arrival> resident, int[] residentShards) {}
 
   private final int shards;
   private final int partitions;
@@ -51,8 +57,10 @@ final class SpillingArrivals implements AutoCloseable {
   private final StateBinary binary;
   private final ExecutorService pool;
   private final List<List<Arrival>> held;
+  private final long[] heldPerPartition;
   private long heldEvents;
-  private volatile boolean spilled;
+  /** Partitions {@code [partitions - spilledPartitions, partitions)} are on disk; only grows. */
+  private volatile int spilledPartitions;
   private Path dir;
   private OutputStream[] files;
   private long spilledEvents;
@@ -72,20 +80,23 @@ final class SpillingArrivals implements AutoCloseable {
     for (int i = 0; i < shards; i++) {
       held.add(new ArrayList<>());
     }
+    this.heldPerPartition = new long[partitions];
   }
 
   /** Adds one decoded event of {@code shard}, after every event that arrived before it. */
   void add(int shard, Arrival a) {
-    if (spilled) {
+    int p = partitionOf(shard);
+    if (isSpilled(p)) {
       try {
-        write(files[partitionOf(shard)], shard, a);
+        write(files[p], shard, a);
       } catch (IOException e) {
-        throw cannotWrite(partitionOf(shard), e);
+        throw cannotWrite(p, e);
       }
       spilledEvents++;
       return;
     }
     held.get(shard).add(a);
+    heldPerPartition[p]++;
     if (++heldEvents > budget) {
       spillHeld();
     }
@@ -93,7 +104,7 @@ final class SpillingArrivals implements AutoCloseable {
 
   /** Adds the events of a chunk {@link #encode}d on a decode thread, after every event added before. */
   void add(Block block) {
-    for (int p = 0; p < partitions; p++) {
+    for (int p = partitions - spilledPartitions; p < partitions; p++) {
       ByteArrayOutputStream b = block.partitions()[p];
       if (b != null) {
         try {
@@ -105,31 +116,54 @@ final class SpillingArrivals implements AutoCloseable {
       }
     }
     spilledEvents += block.events();
+    for (int i = 0; i < block.resident().size(); i++) {
+      add(block.residentShards()[i], block.resident().get(i));
+    }
   }
 
   /**
-   * Encodes {@code arrivals} (with their shards) for {@link #add(Block)}: thread-safe, so that decode threads do
-   * the encoding once the events spill.
+   * Encodes the events of {@code arrivals} (with their shards) whose partitions are spilled, for
+   * {@link #add(Block)}: thread-safe, so that decode threads do the encoding.
    */
   Block encode(List<Arrival> arrivals, int[] shardOf) {
     ByteArrayOutputStream[] out = new ByteArrayOutputStream[partitions];
+    List<Arrival> resident = new ArrayList<>();
+    int[] residentShards = new int[arrivals.size()];
+    int firstSpilled = partitions - spilledPartitions;
+    int encoded = 0;
     try {
       for (int i = 0; i < arrivals.size(); i++) {
         int p = partitionOf(shardOf[i]);
+        if (p < firstSpilled) {
+          residentShards[resident.size()] = shardOf[i];
+          resident.add(arrivals.get(i));
+          continue;
+        }
         if (out[p] == null) {
           out[p] = new ByteArrayOutputStream(8192);
         }
         writeRecord(new DataOutputStream(out[p]), shardOf[i], arrivals.get(i));
+        encoded++;
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
-    return new Block(out, arrivals.size());
+    return new Block(out, encoded, resident, residentShards);
   }
 
-  /** Whether events go to disk; once true, stays true. Read from any thread. */
+  /** Whether any partition went to disk; once true, stays true. Read from any thread. */
   boolean spilled() {
-    return spilled;
+    return spilledPartitions > 0;
+  }
+
+  /** Whether partition {@code p}'s events go to disk; once true, stays true. Read from any thread. */
+  boolean isSpilled(int p) {
+    return p >= partitions - spilledPartitions;
+  }
+
+  /** How many partitions went to disk. */
+  int spilledPartitions() {
+    return spilledPartitions;
   }
 
   /** How many events went to disk. */
@@ -147,7 +181,7 @@ final class SpillingArrivals implements AutoCloseable {
     return partitions;
   }
 
-  /** Each shard's events in arrival order (only when nothing spilled); a shard's slot may be cleared once folded. */
+  /** Each shard's events in arrival order (empty for the shards of spilled partitions); a slot may be cleared once folded. */
   List<List<Arrival>> inMemory() {
     return held;
   }
@@ -168,7 +202,10 @@ final class SpillingArrivals implements AutoCloseable {
 
   /** Closes the partition files after the last {@link #add}; then they can be {@link #read}. */
   void finishWriting() {
-    for (int p = 0; p < partitions; p++) {
+    if (files == null) {
+      return;
+    }
+    for (int p = partitions - spilledPartitions; p < partitions; p++) {
       try {
         files[p].close();
       } catch (IOException e) {
@@ -234,19 +271,31 @@ final class SpillingArrivals implements AutoCloseable {
     return b;
   }
 
-  /** Opens the partition files and writes every held event, each partition on a thread of the pool. */
+  /**
+   * Spills the highest-numbered resident partitions, as few as bring the events held under three quarters of the
+   * budget (so that a spill is not needed again at the next event), each partition written on a thread of the pool.
+   */
   private void spillHeld() {
+    int from = partitions - spilledPartitions;
+    int to = from;
+    long keep = heldEvents;
+    while (to > 0 && keep > budget * 3 / 4) {
+      to--;
+      keep -= heldPerPartition[to];
+    }
     try {
-      dir = Files.createTempDirectory("dimstream-backfill-");
-      files = new OutputStream[partitions];
-      for (int p = 0; p < partitions; p++) {
+      if (dir == null) {
+        dir = Files.createTempDirectory("dimstream-backfill-");
+        files = new OutputStream[partitions];
+      }
+      for (int p = to; p < from; p++) {
         files[p] = new BufferedOutputStream(Files.newOutputStream(file(p)), 1 << 16);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot create the backfill spill files in " + dir, e);
     }
-    List<Callable<Long>> tasks = new ArrayList<>(partitions);
-    for (int p = 0; p < partitions; p++) {
+    List<Callable<Long>> tasks = new ArrayList<>(from - to);
+    for (int p = to; p < from; p++) {
       int partition = p;
       tasks.add(() -> {
         DataOutputStream out = new DataOutputStream(files[partition]);
@@ -254,7 +303,7 @@ final class SpillingArrivals implements AutoCloseable {
           for (Arrival a : held.get(s)) {
             writeRecord(out, s, a);
           }
-          held.set(s, null); // written events free their memory while other partitions are written
+          held.set(s, new ArrayList<>(0)); // written events free their memory while other partitions are written
         }
         return (long) out.size();
       });
@@ -273,9 +322,12 @@ final class SpillingArrivals implements AutoCloseable {
       throw new UncheckedIOException("Cannot write the backfill spill files in " + dir,
           new IOException(e.getCause()));
     }
-    spilledEvents = heldEvents;
-    heldEvents = 0;
-    spilled = true;
+    spilledEvents += heldEvents - keep;
+    heldEvents = keep;
+    for (int p = to; p < from; p++) {
+      heldPerPartition[p] = 0;
+    }
+    spilledPartitions = partitions - to;
   }
 
   private void write(OutputStream file, int shard, Arrival a) throws IOException {
@@ -313,7 +365,9 @@ final class SpillingArrivals implements AutoCloseable {
     }
     for (OutputStream f : files) {
       try {
-        f.close();
+        if (f != null) {
+          f.close();
+        }
       } catch (IOException ignored) {
         // deleted below either way
       }
