@@ -2,6 +2,7 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.Backfill;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -47,12 +48,29 @@ final class BackfillCommand implements Callable<Integer> {
     Backfill backfill = new Backfill(spec);
     Backfill.Loaded r;
     try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
-        Progress progress = Progress.onStderr("records", InputFiles.countRecords(input))) {
+        Progress progress = Progress.onStderr("records", -1)) {
+      countInBackground(progress);
       r = backfill.load(withProgress(lines, progress), input.toString(), dlq, table);
     }
     System.err.printf("Backfill of %s: %,d records read, %,d rejected, %,d versions, table version %d (%s)%n",
         spec.name(), r.read(), r.rejected(), r.versions(), r.commit().version(), table.toAbsolutePath());
     return 0;
+  }
+
+  /**
+   * Counts the input's records for the progress line on a thread of its own: counting first would delay the
+   * backfill by a full read of the file, on a single thread.
+   */
+  private void countInBackground(Progress progress) {
+    Thread counter = new Thread(() -> {
+      try {
+        progress.total(InputFiles.countRecords(input));
+      } catch (IOException | RuntimeException e) {
+        // the progress line goes without a total; the backfill's own read reports a bad file
+      }
+    }, "backfill-count");
+    counter.setDaemon(true);
+    counter.start();
   }
 
   private static Iterator<Backfill.Input> withProgress(InputFiles.LineReader lines, Progress progress) {

@@ -12,7 +12,7 @@ final class Progress implements AutoCloseable {
   private static final long PLAIN_LINE_NANOS = 5_000_000_000L;
 
   private final String what;
-  private final long total;
+  private volatile long total;
   private final PrintStream out;
   private final boolean terminal;
   private final long started = System.nanoTime();
@@ -29,6 +29,11 @@ final class Progress implements AutoCloseable {
 
   static Progress onStderr(String what, long total) {
     return new Progress(what, total, System.err, System.console() != null);
+  }
+
+  /** Sets the expected count once it is known (counted beside the work, so that the work need not wait for it). */
+  void total(long expected) {
+    this.total = expected;
   }
 
   void step(long n) {

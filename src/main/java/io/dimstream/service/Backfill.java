@@ -33,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,9 +51,11 @@ public final class Backfill {
   static final int SHARDS = 64;
 
   private final DimensionSpec spec;
+  private final KeyRunFold keyRunFold;
 
   public Backfill(DimensionSpec spec) {
     this.spec = spec;
+    this.keyRunFold = new KeyRunFold(spec);
   }
 
   /** One change record of the input, as the changes topic would carry its value; {@code line} is 1-based. */
@@ -132,9 +133,10 @@ public final class Backfill {
   }
 
   /**
-   * The pipeline: decode in parallel, group each key's events (in arrival order) in the shard {@code shardOf}
-   * gives, fold each key once, hand each shard's versions to {@code sink} in parallel, write the dead letters in
-   * input order.
+   * The pipeline: decode in parallel (this thread only reads the records and appends each decoded event to its
+   * shard, or, once the events spill, the chunk the decoding thread encoded), then per shard in parallel: group the
+   * shard's events by key (in arrival order), fold each key once, hand the shard's versions to {@code sink}; write
+   * the dead letters in input order.
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
       ShardSink sink, long budget) throws IOException {
@@ -152,50 +154,68 @@ public final class Backfill {
       List<DeadLetter> dead = new ArrayList<>();
       long read;
       StateBinary binary = new StateBinary(spec);
-      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary)) {
-        read = decode.run(records, source, shardOf, chunk -> {
-          dead.addAll(chunk.rejected());
-          for (int i = 0; i < chunk.arrivals().size(); i++) {
-            arrivals.add(chunk.shards()[i], chunk.arrivals().get(i));
-          }
-        });
-        if (!arrivals.spilled()) {
-          List<Map<Object, List<Arrival>>> groups = arrivals.inMemory();
-          List<Supplier<List<List<Arrival>>>> runs = new ArrayList<>(shards);
-          for (int i = 0; i < shards; i++) {
-            int shard = i;
-            runs.add(groups.get(shard).isEmpty() ? null : () -> {
-              List<List<Arrival>> keys = new ArrayList<>(groups.get(shard).values());
-              groups.set(shard, null); // folded keys free their events while later shards run
-              keys.sort(Comparator.comparing(run -> run.get(0).event().key(), BusinessKeys.ORDER));
-              return keys;
+      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary, pool)) {
+        // Once spilling, the decoding threads encode their chunks: this thread only reads lines and appends.
+        read = decode.run(records, source, shardOf, chunk -> arrivals.spilled() && !chunk.arrivals().isEmpty()
+            ? new ParallelDecode.Chunk(List.of(), null, chunk.rejected(),
+                arrivals.encode(chunk.arrivals(), chunk.shards()))
+            : chunk, chunk -> {
+              dead.addAll(chunk.rejected());
+              if (chunk.encoded() != null) {
+                arrivals.add(chunk.encoded());
+              }
+              for (int i = 0; i < chunk.arrivals().size(); i++) {
+                arrivals.add(chunk.shards()[i], chunk.arrivals().get(i));
+              }
             });
+        if (arrivals.spilled()) {
+          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; {} of {} partitions "
+              + "went to disk", source, arrivals.spilledEvents(), budget, arrivals.spilledPartitions(),
+              arrivals.partitions());
+        }
+        arrivals.finishWriting();
+        List<List<Arrival>> held = arrivals.inMemory();
+        // resident partitions first: folding them frees memory before spilled ones are read back
+        List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(arrivals.partitions());
+        for (int p = 0; p < arrivals.partitions(); p++) {
+          int partition = p;
+          if (!arrivals.isSpilled(partition)) {
+            tasks.add(() -> {
+              List<DeadLetter> late = new ArrayList<>();
+              for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
+                List<Arrival> events = held.get(shard);
+                held.set(shard, null); // folded shards free their events while later ones run
+                if (!events.isEmpty()) {
+                  fold(shard, groupByKey(events), source, sink, late);
+                }
+              }
+              return late;
+            });
+            continue;
           }
-          dead.addAll(fold(runs, pool, source, sink));
-        } else {
-          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; folding them in {} "
-              + "partitions from disk", source, arrivals.spilledEvents(), budget, SpillingArrivals.PARTITIONS);
-          for (int p = 0; p < SpillingArrivals.PARTITIONS; p++) {
-            List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(p);
-            List<Supplier<List<List<Arrival>>>> runs = new ArrayList<>(shards);
-            for (int i = 0; i < shards; i++) {
-              int shard = i;
-              runs.add(groups.get(shard).isEmpty() ? null : () -> {
-                Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
-                groups.set(shard, null);
-                return decodeRuns(binary, keys);
-              });
+          tasks.add(() -> {
+            List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(partition);
+            List<DeadLetter> late = new ArrayList<>();
+            for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
+              Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
+              groups.set(shard, null);
+              if (!keys.isEmpty()) {
+                fold(shard, decodeRuns(binary, keys), source, sink, late);
+              }
             }
-            dead.addAll(fold(runs, pool, source, sink));
-          }
+            // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
+            for (int i = 0; i < late.size(); i++) {
+              DeadLetter d = late.get(i);
+              if (d.value() == null && d.valueAt() >= 0) {
+                late.set(i, d.withValue(arrivals.value(partition, d.valueAt())));
+              }
+            }
+            return late;
+          });
+        }
+        dead.addAll(invokeAll(pool, tasks));
+        if (arrivals.spilled()) {
           LOG.info("{}: spilled {} bytes", source, arrivals.spilledBytes());
-          // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
-          for (int i = 0; i < dead.size(); i++) {
-            DeadLetter d = dead.get(i);
-            if (d.value() == null && d.valueAt() >= 0) {
-              dead.set(i, d.withValue(arrivals.value(d.valueAt())));
-            }
-          }
         }
       }
       dead.sort(Comparator.comparingLong(DeadLetter::line));
@@ -221,35 +241,36 @@ public final class Backfill {
   }
 
   /**
-   * Folds every shard on the pool: each non-null entry of {@code runs} gives the shard's runs of events (each key's,
-   * in arrival order), keys in order, so the shard's versions come out in (key, valid_from) order and the table
-   * writer's sort of them is one linear pass. Returns the dead letters of the fold.
+   * Folds one shard's runs of events (each key's, in arrival order; keys in order, so the shard's versions come out
+   * in (key, valid_from) order and the table writer's sort of them is one linear pass), hands the versions to
+   * {@code sink} and adds the fold's dead letters to {@code late}.
    */
-  private List<DeadLetter> fold(List<Supplier<List<List<Arrival>>>> runs, ExecutorService pool, String source,
-      ShardSink sink) throws InterruptedException, ExecutionException {
-    KeyRunFold fold = new KeyRunFold(spec);
-    List<Callable<List<DeadLetter>>> tasks = new ArrayList<>();
-    for (int i = 0; i < runs.size(); i++) {
-      int shard = i;
-      Supplier<List<List<Arrival>>> shardRuns = runs.get(shard);
-      if (shardRuns == null) {
-        continue;
-      }
-      tasks.add(() -> {
-        List<DeadLetter> late = new ArrayList<>();
-        List<Version> rows = new ArrayList<>();
-        for (List<Arrival> run : shardRuns.get()) {
-          rows.addAll(fold.fold(run, late, source));
-        }
-        sink.accept(shard, rows);
-        return late;
-      });
+  private void fold(int shard, List<List<Arrival>> runs, String source, ShardSink sink, List<DeadLetter> late) {
+    List<Version> rows = new ArrayList<>();
+    for (List<Arrival> run : runs) {
+      rows.addAll(keyRunFold.fold(run, late, source));
     }
-    List<DeadLetter> late = new ArrayList<>();
+    sink.accept(shard, rows);
+  }
+
+  /** A shard's events, given in arrival order, as each key's run in arrival order, keys in order. */
+  private static List<List<Arrival>> groupByKey(List<Arrival> events) {
+    Map<Object, List<Arrival>> byKey = new HashMap<>();
+    for (Arrival a : events) {
+      byKey.computeIfAbsent(SpillingArrivals.groupKey(a.event().key()), k -> new ArrayList<>(4)).add(a);
+    }
+    List<List<Arrival>> runs = new ArrayList<>(byKey.values());
+    runs.sort(Comparator.comparing(run -> run.get(0).event().key(), BusinessKeys.ORDER));
+    return runs;
+  }
+
+  private static List<DeadLetter> invokeAll(ExecutorService pool, List<Callable<List<DeadLetter>>> tasks)
+      throws InterruptedException, ExecutionException {
+    List<DeadLetter> all = new ArrayList<>();
     for (Future<List<DeadLetter>> f : pool.invokeAll(tasks)) {
-      late.addAll(f.get());
+      all.addAll(f.get());
     }
-    return late;
+    return all;
   }
 
   /** A shard's spilled events decoded, each key once, as runs in key order. */

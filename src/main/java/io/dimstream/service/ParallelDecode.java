@@ -13,13 +13,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
+import java.util.function.UnaryOperator;
 
 /** Decodes backfill input in chunks on a pool and hands the chunks back in input order. */
 final class ParallelDecode {
   static final int CHUNK = 4096;
 
-  /** One decoded chunk: its events with their shards, in input order, and its rejected records. */
-  record Chunk(List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected) {}
+  /**
+   * One decoded chunk: its events with their shards, in input order, and its rejected records; or, once the events
+   * spill, the events already encoded ({@code encoded}, and {@code arrivals} empty).
+   */
+  record Chunk(List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected, SpillingArrivals.Block encoded) {}
 
   private final Scd2Step step;
   private final UnknownFieldWarnings unknownFields;
@@ -34,9 +38,12 @@ final class ParallelDecode {
     this.inFlight = 2 * threads;
   }
 
-  /** Reads every record, decodes it and passes each chunk to {@code consumer} in input order; returns the count. */
+  /**
+   * Reads every record, decodes it, passes each chunk through {@code onWorker} on the decoding thread, then to
+   * {@code consumer} on this one in input order; returns the count.
+   */
   long run(Iterator<Backfill.Input> records, String source, ToIntFunction<BusinessKey> shardOf,
-      Consumer<Chunk> consumer) {
+      UnaryOperator<Chunk> onWorker, Consumer<Chunk> consumer) {
     ArrayDeque<Future<Chunk>> queue = new ArrayDeque<>();
     long read = 0;
     while (records.hasNext()) {
@@ -45,7 +52,7 @@ final class ParallelDecode {
         batch.add(records.next());
       }
       read += batch.size();
-      queue.add(pool.submit(() -> decode(batch, source, shardOf)));
+      queue.add(pool.submit(() -> onWorker.apply(decode(batch, source, shardOf))));
       if (queue.size() >= inFlight) {
         consumer.accept(join(queue.poll()));
       }
@@ -71,7 +78,7 @@ final class ParallelDecode {
       }
       // Decoded.Skipped: a Debezium tombstone after its delete, skipped as the topology skips it
     }
-    return new Chunk(arrivals, shards, rejected);
+    return new Chunk(arrivals, shards, rejected, null);
   }
 
   private static Chunk join(Future<Chunk> f) {

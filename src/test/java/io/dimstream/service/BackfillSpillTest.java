@@ -41,13 +41,39 @@ class BackfillSpillTest {
     assertThat(spilled.shardsWritten).doesNotHaveDuplicates();
   }
 
+  @Test
+  void shouldGiveTheSameVersionsWhenDecodeThreadsEncodeTheSpillAndPartitionsHoldSeveralShards() throws Exception {
+    Path yaml = dir.resolve("customers.yaml");
+    Files.writeString(yaml, Files.readString(Path.of("examples/customers.yaml")) + "lateness_horizon: 6h\n");
+    DimensionSpec spec = DimensionSpecLoader.load(yaml);
+    List<String> lines = ChangeStreams.random(DimensionSpecLoader.load(Path.of("examples/customers.yaml")), 32L)
+        .keys(1_000).events(30_000).late(0.05).duplicates(0.02).deletes(0.01).noChange(0.05).sameSequence(0.02)
+        .generate().jsonLines();
+
+    Run inMemory = run(spec, lines, Long.MAX_VALUE, dir.resolve("dlq-memory.jsonl"), 200);
+    // spills within the first chunk: every later chunk (7 of 8) is encoded by the thread that decoded it, and
+    // 200 shards share 64 partition files
+    Run spilled = run(spec, lines, 100, dir.resolve("dlq-spilled.jsonl"), 200);
+
+    assertThat(spilled.versions).containsExactlyElementsOf(inMemory.versions).isNotEmpty();
+    assertThat(spilled.counts).isEqualTo(inMemory.counts);
+    assertThat(Files.readAllLines(spilled.dlq)).containsExactlyElementsOf(Files.readAllLines(inMemory.dlq))
+        .isNotEmpty();
+    assertThat(spilled.shardsWritten).doesNotHaveDuplicates().hasSize(inMemory.shardsWritten.size());
+  }
+
   private record Run(List<Version> versions, Backfill.Counts counts, Path dlq, List<Integer> shardsWritten) {}
 
   private static Run run(DimensionSpec spec, List<String> lines, long budget, Path dlq) throws Exception {
+    return run(spec, lines, budget, dlq, 64);
+  }
+
+  private static Run run(DimensionSpec spec, List<String> lines, long budget, Path dlq, int shardCount)
+      throws Exception {
     List<Version> versions = new ArrayList<>();
     List<Integer> shards = new ArrayList<>();
-    Backfill.Counts counts = new Backfill(spec).run(BackfillInputs.of(lines), "changes.jsonl", dlq, 64,
-        key -> Math.floorMod(key.values().get(0).hashCode(), 64), (shard, rows) -> {
+    Backfill.Counts counts = new Backfill(spec).run(BackfillInputs.of(lines), "changes.jsonl", dlq, shardCount,
+        key -> Math.floorMod(key.values().get(0).hashCode(), shardCount), (shard, rows) -> {
           synchronized (versions) {
             versions.addAll(rows);
             shards.add(shard);
