@@ -6,11 +6,14 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.BigIntegerNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DecimalNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
@@ -36,6 +39,8 @@ final class VersionJsonReader {
   private final List<Column> sequenceColumns;
   /** Field name to slot: keys, attributes, valid_from parts, valid_to parts, then the change field. */
   private final Map<String, Integer> slots = new HashMap<>();
+  /** The column type of each key and attribute slot (null for the others), which decides how a float is read. */
+  private final ColumnType.Kind[] slotKinds;
   private final int fromSlot;
   private final int toSlot;
   private final int changeSlot;
@@ -53,6 +58,10 @@ final class VersionJsonReader {
     to.forEach(n -> slots.put(n, slots.size()));
     changeSlot = slots.size();
     slots.put(VersionJson.CHANGE_FIELD, changeSlot);
+    slotKinds = new ColumnType.Kind[changeSlot + 1];
+    for (int i = 0; i < keys.size() + attributes.size() && i < slotKinds.length; i++) {
+      slotKinds[i] = (i < keys.size() ? keys.get(i) : attributes.get(i - keys.size())).type().kind();
+    }
   }
 
   /** A reader, or null when two fields share a name (then only the tree path decodes them as it always has). */
@@ -73,7 +82,7 @@ final class VersionJsonReader {
       JsonToken t;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         Integer slot = slots.get(p.currentName());
-        JsonNode node = scalar(p, p.nextToken());
+        JsonNode node = scalar(p, p.nextToken(), slot == null ? null : slotKinds[slot]);
         if (node == null) {
           return null;
         }
@@ -90,8 +99,12 @@ final class VersionJsonReader {
     }
   }
 
-  /** The node {@code readTree} makes of a scalar token; null for other tokens. */
-  private static JsonNode scalar(JsonParser p, JsonToken t) throws IOException {
+  /**
+   * The node {@code readTree} makes of a scalar token (null for other tokens), except that a fractional number of a
+   * double column is read as a double: the tree reads fractions as decimals (for decimal columns' precision), and a
+   * decimal has no negative zero, so {@code -0.0} came back as {@code 0.0}.
+   */
+  private static JsonNode scalar(JsonParser p, JsonToken t, ColumnType.Kind kind) throws IOException {
     if (t == null) {
       return null;
     }
@@ -102,6 +115,8 @@ final class VersionJsonReader {
         case LONG -> LongNode.valueOf(p.getLongValue());
         default -> BigIntegerNode.valueOf(p.getBigIntegerValue());
       };
+      case VALUE_NUMBER_FLOAT -> kind == ColumnType.Kind.DOUBLE ? DoubleNode.valueOf(p.getDoubleValue())
+          : DecimalNode.valueOf(p.getDecimalValue());
       case VALUE_TRUE -> BooleanNode.TRUE;
       case VALUE_FALSE -> BooleanNode.FALSE;
       case VALUE_NULL -> NullNode.getInstance();

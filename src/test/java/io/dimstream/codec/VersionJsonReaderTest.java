@@ -59,6 +59,28 @@ class VersionJsonReaderTest {
     }
   }
 
+  @Test
+  void shouldKeepTheSignOfANegativeZeroAndEveryDigitOfADecimal() {
+    DimensionSpec prices = DimensionSpec.builder("prices")
+        .column("sku", ColumnType.LONG)
+        .column("ratio", ColumnType.DOUBLE)
+        .column("price", ColumnType.decimal(12, 2))
+        .column("updated_at", ColumnType.TIMESTAMP)
+        .key("sku").sequence("updated_at").track("ratio", "price")
+        .build();
+    VersionJson pricesJson = new VersionJson(prices);
+    for (double ratio : new double[] {-0.0, 0.0, 1.5, -2.25e-7, 1e300}) {
+      Version v = new Version(BusinessKey.of(7L), Sequence.of(T0), null,
+          Arrays.asList(ratio, new java.math.BigDecimal("1234567890.10")));
+
+      Version back = pricesJson.decodeValue(pricesJson.encodeValue(v, ChangeKind.OPEN)).version();
+
+      assertThat(Double.doubleToRawLongBits((Double) back.attributes().get(0))).as("ratio %s", ratio)
+          .isEqualTo(Double.doubleToRawLongBits(ratio));
+      assertThat(back.attributes().get(1)).isEqualTo(new java.math.BigDecimal("1234567890.10"));
+    }
+  }
+
   static Stream<Arguments> offShape() {
     return Stream.of(
         Arguments.of(Named.of("a fractional number", "{\"customer_id\":1.5,\"from_ts\":\"2024-01-01T06:00:00Z\","
