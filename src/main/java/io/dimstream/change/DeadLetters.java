@@ -27,4 +27,32 @@ public final class DeadLetters {
   public static Map<String, String> headers(Decoded.Rejected rejected) {
     return headers(rejected.reason(), rejected.detail());
   }
+
+  /**
+   * One line of a dead-letter file ({@code backfill --dlq}, {@code replay --rejected}): {@code {reason, detail,
+   * record}} with the record as text, or {@code {reason, detail, record: null, record_base64}} when its bytes are
+   * not UTF-8 (a {@code bad-encoding} record), so the file keeps the bytes the topic would have kept.
+   */
+  public static com.fasterxml.jackson.databind.node.ObjectNode fileLine(String reason, String detail, byte[] record) {
+    var o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    o.put("reason", reason);
+    o.put("detail", detail);
+    String text = record == null ? null : strictUtf8(record);
+    o.put("record", text);
+    if (record != null && text == null) {
+      o.put("record_base64", java.util.Base64.getEncoder().encodeToString(record));
+    }
+    return o;
+  }
+
+  private static String strictUtf8(byte[] bytes) {
+    try {
+      return java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return null;
+    }
+  }
 }

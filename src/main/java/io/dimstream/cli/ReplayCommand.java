@@ -3,6 +3,7 @@ package io.dimstream.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.codec.VersionJson;
+import io.dimstream.change.DeadLetters;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.topology.TopologyRunner;
@@ -97,10 +98,7 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   private static void writeRejected(BufferedWriter out, TopologyRunner.Rejection r) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("reason", r.reason());
-    n.put("detail", r.detail());
-    n.put("record", r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
+    ObjectNode n = DeadLetters.fileLine(r.reason(), r.detail(), r.value());
     try {
       out.write(n.toString());
       out.newLine();

@@ -1,7 +1,6 @@
 package io.dimstream.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.config.DimensionSpec;
@@ -310,11 +309,7 @@ public final class Backfill {
 
   private static void writeDeadLetter(BufferedWriter dlq, String reason, String detail, byte[] record)
       throws IOException {
-    ObjectNode o = JSON.createObjectNode();
-    o.put("reason", reason);
-    o.put("detail", detail);
-    o.put("record", record == null ? null : new String(record, StandardCharsets.UTF_8));
-    dlq.write(JSON.writeValueAsString(o));
+    dlq.write(JSON.writeValueAsString(io.dimstream.change.DeadLetters.fileLine(reason, detail, record)));
     dlq.newLine();
   }
 }

@@ -76,10 +76,14 @@ class BackfillBadEncodingTest {
     }
     ObjectMapper m = new ObjectMapper();
     List<String> backfill = new ArrayList<>();
+    List<byte[]> kept = new ArrayList<>();
     for (String l : Files.readAllLines(dlq)) {
       JsonNode n = m.readTree(l);
       backfill.add(n.get("reason").asText() + ": " + n.get("detail").asText());
+      assertThat(n.get("record").isNull()).as("a record that is not UTF-8 is not written as text").isTrue();
+      kept.add(java.util.Base64.getDecoder().decode(n.get("record_base64").asText()));
     }
+    assertThat(kept).as("the file keeps each rejected record's bytes").containsExactly(truncated, overlong, surrogate);
     List<String> stream = new ArrayList<>();
     try (DimensionTestDriver topic = DimensionTestDriver.of(DimensionSpecLoader.load(config))) {
       topic.sendRecord(null, truncated).sendRecord(null, overlong).sendRecord(null, surrogate);
