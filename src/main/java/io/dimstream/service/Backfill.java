@@ -227,13 +227,9 @@ public final class Backfill {
       }
       return new Counts(read, dead.size());
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("backfill interrupted", e);
+      throw BackfillTasks.interrupted(e);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(e.getCause());
+      throw BackfillTasks.failed(e);
     } finally {
       pool.shutdownNow();
     }

@@ -85,13 +85,9 @@ final class ParallelDecode {
     try {
       return f.get();
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("backfill interrupted", e);
+      throw BackfillTasks.interrupted(e);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(e.getCause());
+      throw BackfillTasks.failed(e);
     }
   }
 }

@@ -313,8 +313,7 @@ final class SpillingArrivals implements AutoCloseable {
         spilledBytes += f.get();
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("backfill interrupted", e);
+      throw BackfillTasks.interrupted(e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
