@@ -199,14 +199,8 @@ public final class PositionIndex {
     }
   }
 
+  /** The identity's slot hash: the low bits of the same 64-bit hash the closed files' filters hold. */
   private static int hash(byte[] bytes) {
-    long h = 0x9E3779B97F4A7C15L;
-    for (byte b : bytes) {
-      h = (h ^ (b & 0xFF)) * 0x100000001B3L;
-    }
-    h ^= h >>> 33;
-    h *= 0xFF51AFD7ED558CCDL;
-    h ^= h >>> 33;
-    return (int) h;
+    return (int) IdentityFilter.fingerprint(bytes);
   }
 }
