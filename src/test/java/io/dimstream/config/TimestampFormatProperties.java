@@ -16,13 +16,7 @@ class TimestampFormatProperties {
   void shouldFormatAsInstantToStringDoes(
       @ForAll @LongRange(min = -9_223_372_036_854L, max = 9_223_372_036_854L) long second,
       @ForAll @IntRange(min = 0, max = 999_999_999) int nanos, @ForAll @IntRange(min = 0, max = 3) int precision) {
-    int keep = switch (precision) {
-      case 0 -> 0;
-      case 1 -> nanos / 1_000_000 * 1_000_000;
-      case 2 -> nanos / 1_000 * 1_000;
-      default -> nanos;
-    };
-    Instant instant = Instant.ofEpochSecond(second, keep);
+    Instant instant = TimestampParsingProperties.instant(second, nanos, precision);
     assertThat(ColumnValues.formatTimestamp(instant)).isEqualTo(instant.toString());
   }
 

@@ -16,13 +16,7 @@ class TimestampParsingProperties {
   @Property(tries = 2_000)
   void canonicalFormsParseAsTheIsoParserDoes(@ForAll @LongRange(min = -62_135_596_800L, max = 253_402_300_799L) long second,
       @ForAll @IntRange(min = 0, max = 999_999_999) int nanos, @ForAll @IntRange(min = 0, max = 3) int precision) {
-    int keep = switch (precision) {
-      case 0 -> 0;
-      case 1 -> nanos / 1_000_000 * 1_000_000;
-      case 2 -> nanos / 1_000 * 1_000;
-      default -> nanos;
-    };
-    Instant instant = Instant.ofEpochSecond(second, keep);
+    Instant instant = TimestampParsingProperties.instant(second, nanos, precision);
     String text = instant.toString();
     Instant general = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
     assertThat(ColumnValues.parseCanonicalUtc(text)).isEqualTo(general).isEqualTo(instant);
@@ -44,5 +38,16 @@ class TimestampParsingProperties {
     assertThat(ColumnValues.parseCanonicalUtc("2026-01-01T24:00:00Z")).isNull();
     assertThat(ColumnValues.parseCanonicalUtc("2026-01-01T00:00:00.Z")).isNull();
     assertThat(ColumnValues.parseCanonicalUtc("2026-01-01T00:00:00.1234567891Z")).isNull();
+  }
+
+  /** The instant at {@code second} with its nanos cut to seconds (0), millis (1), micros (2) or kept whole (3). */
+  static Instant instant(long second, int nanos, int precision) {
+    int keep = switch (precision) {
+      case 0 -> 0;
+      case 1 -> nanos / 1_000_000 * 1_000_000;
+      case 2 -> nanos / 1_000 * 1_000;
+      default -> nanos;
+    };
+    return Instant.ofEpochSecond(second, keep);
   }
 }
