@@ -37,6 +37,8 @@ public final class RocksDbHistoryStore implements HistoryStore {
   private final int sequenceParts;
   private BusinessKey lastKey;
   private byte[] lastKeyBytes;
+  /** The event key the next {@link #pruneSlice} starts at; null: the store's first. */
+  private Bytes pruneFrom;
 
   public RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> events, EventJson json, StateBinary state,
       int sequenceParts) {
@@ -100,29 +102,39 @@ public final class RocksDbHistoryStore implements HistoryStore {
   }
 
   /**
-   * Applies the pruning rule of {@link IncrementalHistory#pruneCutoff} to every key in one pass over the store:
-   * deletes the events whose first sequence part is below the key's cutoff, except the newest of them (the anchor a
-   * late re-fold starts from).
+   * Applies the pruning rule of {@link IncrementalHistory#pruneCutoff} to the next slice of the store: from where the
+   * previous slice stopped, whole keys until at least {@code budget} stored events were looked at, then remembers where
+   * to go on (after the last key, the next slice starts again at the first). Deletes the events whose first sequence
+   * part is below the key's cutoff, except the newest of them (the anchor a late re-fold starts from). A slice bounds
+   * the stream thread's pause: one pass over a store of tens of millions of events would stall it for seconds.
    *
    * @return how many events were deleted
    */
-  long pruneAll(IncrementalHistory history) {
+  long pruneSlice(IncrementalHistory history, int budget) {
     List<Bytes> doomed = new ArrayList<>();
     List<Bytes> keyEvents = new ArrayList<>();
     byte[] prevKey = null;
-    try (KeyValueIterator<Bytes, byte[]> it = events.all()) {
+    int seen = 0;
+    Bytes stoppedAt = null;
+    try (KeyValueIterator<Bytes, byte[]> it = pruneFrom == null ? events.all() : events.range(pruneFrom, null)) {
       while (it.hasNext()) {
         Bytes k = it.next().key;
         byte[] kb = keyPart(k.get());
         if (prevKey != null && !Arrays.equals(prevKey, kb)) {
           collectPrunable(history, keyEvents, doomed);
           keyEvents.clear();
+          if (seen >= budget) {
+            stoppedAt = k; // the first event of a key this slice leaves for the next
+            break;
+          }
         }
         prevKey = kb;
         keyEvents.add(k);
+        seen++;
       }
     }
-    collectPrunable(history, keyEvents, doomed);
+    collectPrunable(history, keyEvents, doomed); // the last key before the store's end (empty after a break)
+    pruneFrom = stoppedAt;
     doomed.forEach(events::delete); // after the scan: the iterator does not see its own store's deletes reliably
     return doomed.size();
   }

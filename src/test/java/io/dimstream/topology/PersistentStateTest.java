@@ -7,6 +7,7 @@ import io.dimstream.codec.EventJson;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
@@ -64,6 +65,39 @@ class PersistentStateTest {
       h.send(item(1, "pink", 450), item(1, "green", 401));
       all.add(event(1, "pink", 450));
       all.add(event(1, "green", 401));
+      assertThat(h.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, all));
+    }
+  }
+
+  @Test
+  void shouldPruneTheWholeStoreInSlicesThatEachStopAfterTheirBudget() {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
+      List<ChangeEvent> all = new ArrayList<>();
+      long[] seqs = {10, 20, 30, 400, 500};
+      for (long id = 1; id <= 30; id++) {
+        for (long seq : seqs) {
+          h.send(item(id, "c" + seq, seq));
+          all.add(event(id, "c" + seq, seq));
+        }
+      }
+      RocksDbHistoryStore store = new RocksDbHistoryStore(h.driver().getKeyValueStore(DimensionTopology.EVENT_STORE),
+          new EventJson(ITEMS), new StateBinary(ITEMS), 1);
+      IncrementalHistory history = new IncrementalHistory(ITEMS);
+
+      // a budget of 7 events: each slice takes whole keys until it has seen 7, i.e. two keys of five events
+      long pruned = 0;
+      for (int slice = 1; slice <= 14; slice++) {
+        pruned += store.pruneSlice(history, 7);
+        assertThat(pruned).as("after slice %d", slice).isEqualTo(slice * 2L * 2L);
+      }
+      assertThat(storedEvents(h)).isEqualTo(150 - 56);
+      pruned += store.pruneSlice(history, 7); // the last two keys: the store's end
+      assertThat(storedEvents(h)).isEqualTo(30 * 3); // per key: the anchor (30), 400 and 500
+      assertThat(store.pruneSlice(history, 7)).as("the next pass starts again at the first key").isZero();
+
+      h.send(item(7, "late", 450), item(30, "late", 401));
+      all.add(event(7, "late", 450));
+      all.add(event(30, "late", 401));
       assertThat(h.history()).containsExactlyElementsOf(Scd2Fold.fold(ITEMS, all));
     }
   }
