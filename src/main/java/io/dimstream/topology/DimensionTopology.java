@@ -58,8 +58,8 @@ import org.apache.kafka.streams.state.Stores;
  * <p>The SCD2 processor keeps its history in one persistent (RocksDB, changelogged) store, {@link #EVENT_STORE} (key
  * bytes + sequence bytes → event and the version open after it), wrapped as a {@link RocksDbHistoryStore}: a key's
  * newest event is its current state, so an in-order event writes one state record. A wall-clock punctuator (every
- * {@code pruneInterval}, default {@link #DEFAULT_PRUNE_INTERVAL}) prunes events past the lateness horizon, a bounded
- * slice of the store each time.
+ * {@code pruneInterval}, default {@link #DEFAULT_PRUNE_INTERVAL}) starts a pass that prunes events past the lateness
+ * horizon, a bounded slice of the store per second.
  */
 public final class DimensionTopology {
   /** Source node reading the changes topic. */
@@ -87,7 +87,7 @@ public final class DimensionTopology {
   public static final String CHANGE_HEADER = "dimstream.change";
   /** The reason code of an event older than its key's newest sequence minus the lateness horizon. */
   public static final String BEYOND_HORIZON = RejectReason.BEYOND_LATENESS_HORIZON;
-  public static final Duration DEFAULT_PRUNE_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_PRUNE_INTERVAL = Duration.ofSeconds(60);
   /**
    * Streams property: the changes topic's partition count, read at start; required when the spec declares
    * {@code topics.changes_keyed_by_business_key: true}, ignored otherwise.

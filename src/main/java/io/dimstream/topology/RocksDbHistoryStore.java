@@ -139,6 +139,11 @@ public final class RocksDbHistoryStore implements HistoryStore {
     return doomed.size();
   }
 
+  /** Whether the next {@link #pruneSlice} starts a new pass at the store's first key. */
+  boolean pruneAtStart() {
+    return pruneFrom == null;
+  }
+
   /** Adds to {@code doomed} the prunable events of one key, given all its event keys in sequence order. */
   private void collectPrunable(IncrementalHistory history, List<Bytes> keyEvents, List<Bytes> doomed) {
     if (keyEvents.isEmpty()) {

@@ -59,8 +59,12 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
    * a second a store of 20M events is swept in about half an hour, well within any lateness horizon's scale.
    */
   static final int PRUNE_SLICE_EVENTS = 10_000;
+  /** How often a prune slice may run; a new pass over the store starts at most once per {@code pruneInterval}. */
+  static final Duration PRUNE_SLICE_INTERVAL = Duration.ofSeconds(1);
 
   private final Duration pruneInterval;
+  /** Wall-clock time the current prune pass began; {@link Long#MIN_VALUE} before the first. */
+  private long passStartMs = Long.MIN_VALUE;
   private final RecordSizes sizes;
   private ProcessorContext<OutKey, byte[]> context;
   private RocksDbHistoryStore store;
@@ -96,7 +100,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     this.store = new RocksDbHistoryStore(events, eventJson, state, spec.sequence().size());
     this.snapshots = new SnapshotTracker(context.getStateStore(DimensionTopology.SNAPSHOT_STORE), spec);
     if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
-      context.schedule(pruneInterval, PunctuationType.WALL_CLOCK_TIME, now -> prune());
+      Duration every = pruneInterval.compareTo(PRUNE_SLICE_INTERVAL) < 0 ? pruneInterval : PRUNE_SLICE_INTERVAL;
+      context.schedule(every, PunctuationType.WALL_CLOCK_TIME, this::prune);
     }
   }
 
@@ -256,9 +261,17 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   /**
    * Applies the pruning rule (see {@link IncrementalHistory#pruneCutoff}) to the next {@link #PRUNE_SLICE_EVENTS}
-   * stored events; each punctuation goes on where the last stopped, so the whole store is pruned in turn.
+   * stored events; each punctuation goes on where the last stopped, so the whole store is pruned in turn. A new pass
+   * over the store starts at most once per {@code pruneInterval}: a small store costs one short pass per interval, a
+   * large one is swept slice by slice without ever stalling the stream thread for long.
    */
-  void prune() {
+  void prune(long nowMs) {
+    if (store.pruneAtStart()) { // between two passes
+      if (passStartMs != Long.MIN_VALUE && nowMs - passStartMs < pruneInterval.toMillis()) {
+        return;
+      }
+      passStartMs = nowMs;
+    }
     long pruned = store.pruneSlice(history, PRUNE_SLICE_EVENTS);
     if (pruned > 0) {
       LOG.debug("Pruned {} stored events past the lateness horizon of {}", pruned, spec.name());

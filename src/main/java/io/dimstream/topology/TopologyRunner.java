@@ -327,7 +327,7 @@ public final class TopologyRunner implements AutoCloseable {
       return this;
     }
 
-    /** How often (in wall-clock time) the punctuator prunes a slice of events past the horizon; default 1 s. */
+    /** How often (in wall-clock time) the punctuator starts a pass pruning events past the horizon; default 60 s. */
     public Builder pruneInterval(Duration interval) {
       this.pruneInterval = interval;
       return this;

@@ -103,6 +103,23 @@ class PersistentStateTest {
   }
 
   @Test
+  void shouldStartANewPrunePassAtMostOncePerInterval() {
+    try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
+      h.send(item(1, "red", 10), item(1, "blue", 20), item(1, "green", 30), item(1, "red", 500));
+      h.driver().advanceWallClockTime(Duration.ofSeconds(2));
+      assertThat(storedEvents(h)).as("the first pass: 10 and 20 pruned, 30 kept as the anchor").isEqualTo(2);
+
+      h.send(item(1, "blue", 600), item(1, "green", 700));
+      h.driver().advanceWallClockTime(Duration.ofSeconds(1));
+      h.driver().advanceWallClockTime(Duration.ofSeconds(30));
+      assertThat(storedEvents(h)).as("no new pass within a minute of the last").isEqualTo(4);
+
+      h.driver().advanceWallClockTime(Duration.ofSeconds(30));
+      assertThat(storedEvents(h)).as("newest 700, horizon 100: 30 pruned, 500 kept as the anchor").isEqualTo(3);
+    }
+  }
+
+  @Test
   void shouldContinueFromStateAnOlderReleaseStoredAsJson() {
     try (TopologyRunner h = TopologyRunner.builder(ITEMS).stateDir(stateDir).build()) {
       List<ChangeEvent> all = new ArrayList<>();
