@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,6 +116,29 @@ public final class Backfill {
   }
 
   /**
+   * As {@link #load}, reading a file of JSON lines ({@code .jsonl}: one record per non-blank line, lines ended by
+   * {@code \n}, {@code \r} or {@code \r\n}) in blocks of whole lines: the lines are split on the decoding threads,
+   * so that no single thread handles every line.
+   *
+   * @param progress told, on the calling thread and in input order, how many records each decoded block held
+   * @throws java.io.UncheckedIOException when the file cannot be read
+   */
+  public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, LongConsumer progress) throws IOException {
+    BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
+    AtomicLong versions = new AtomicLong();
+    try (LineBlocks blocks = new LineBlocks(file)) {
+      Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
+        bulk.write(bucket, rows);
+        versions.addAndGet(rows.size());
+      }, defaultBudget(), progress);
+      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
+    } catch (IOException | RuntimeException e) {
+      bulk.abort();
+      throw e;
+    }
+  }
+
+  /**
    * A shard from the top bits of the scrambled hash: each shard's map then still sees keys spread over every low
    * bit (taking the hash modulo the shard count would leave every key of a shard in a few of its map's buckets).
    */
@@ -139,6 +163,12 @@ public final class Backfill {
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
       ShardSink sink, long budget) throws IOException {
+    return run(ParallelDecode.batches(records), source, dlqFile, shards, shardOf, sink, budget, n -> { });
+  }
+
+  /** As {@link #run(Iterator, String, Path, int, ToIntFunction, ShardSink, long)}, over batches of records. */
+  Counts run(Iterator<? extends ParallelDecode.Batch> batches, String source, Path dlqFile, int shards,
+      ToIntFunction<BusinessKey> shardOf, ShardSink sink, long budget, LongConsumer progress) throws IOException {
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "backfill-" + spec.name());
@@ -155,10 +185,11 @@ public final class Backfill {
       StateBinary binary = new StateBinary(spec);
       try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary, pool)) {
         // Once spilling, the decoding threads encode their chunks: this thread only reads lines and appends.
-        read = decode.run(records, source, shardOf, chunk -> arrivals.spilled() && !chunk.arrivals().isEmpty()
-            ? new ParallelDecode.Chunk(List.of(), null, chunk.rejected(),
+        read = decode.run(batches, source, shardOf, chunk -> arrivals.spilled() && !chunk.arrivals().isEmpty()
+            ? new ParallelDecode.Chunk(chunk.records(), List.of(), null, chunk.rejected(),
                 arrivals.encode(chunk.arrivals(), chunk.shards()))
             : chunk, chunk -> {
+              progress.accept(chunk.records());
               dead.addAll(chunk.rejected());
               if (chunk.encoded() != null) {
                 arrivals.add(chunk.encoded());
