@@ -183,52 +183,33 @@ public final class Backfill {
       List<DeadLetter> dead = new ArrayList<>();
       long read;
       StateBinary binary = new StateBinary(spec);
-      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary, pool)) {
-        // Once spilling, the decoding threads encode their chunks: this thread only reads lines and appends.
-        read = decode.run(batches, source, shardOf, chunk -> arrivals.spilled() && !chunk.arrivals().isEmpty()
-            ? new ParallelDecode.Chunk(chunk.records(), List.of(), null, chunk.rejected(),
-                arrivals.encode(chunk.arrivals(), chunk.shards()))
-            : chunk, chunk -> {
+      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary)) {
+        // The decoding threads encode their chunks: this thread only appends bytes.
+        read = decode.run(batches, source, shardOf, chunk -> chunk.arrivals().isEmpty() ? chunk
+            : new ParallelDecode.Chunk(chunk.records(), List.of(), null, chunk.rejected(),
+                arrivals.encode(chunk.arrivals(), chunk.shards())), chunk -> {
               progress.accept(chunk.records());
               dead.addAll(chunk.rejected());
               if (chunk.encoded() != null) {
                 arrivals.add(chunk.encoded());
               }
-              for (int i = 0; i < chunk.arrivals().size(); i++) {
-                arrivals.add(chunk.shards()[i], chunk.arrivals().get(i));
-              }
             });
         if (arrivals.spilled()) {
-          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; {} of {} partitions "
+          LOG.info("{}: {} events did not fit the backfill's budget of {} bytes in memory; {} of {} partitions "
               + "went to disk", source, arrivals.spilledEvents(), budget, arrivals.spilledPartitions(),
               arrivals.partitions());
         }
         arrivals.finishWriting();
-        List<List<Arrival>> held = arrivals.inMemory();
         // resident partitions first: folding them frees memory before spilled ones are read back
         List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(arrivals.partitions());
         for (int p = 0; p < arrivals.partitions(); p++) {
           int partition = p;
-          if (!arrivals.isSpilled(partition)) {
-            tasks.add(() -> {
-              List<DeadLetter> late = new ArrayList<>();
-              for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
-                List<Arrival> events = held.get(shard);
-                held.set(shard, null); // folded shards free their events while later ones run
-                if (!events.isEmpty()) {
-                  fold(shard, groupByKey(events), source, sink, late);
-                }
-              }
-              return late;
-            });
-            continue;
-          }
           tasks.add(() -> {
             List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(partition);
             List<DeadLetter> late = new ArrayList<>();
             for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
               Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
-              groups.set(shard, null);
+              groups.set(shard, null); // folded shards free their events while later ones run
               if (!keys.isEmpty()) {
                 fold(shard, decodeRuns(binary, keys), source, sink, late);
               }
@@ -240,6 +221,7 @@ public final class Backfill {
                 late.set(i, d.withValue(arrivals.value(partition, d.valueAt())));
               }
             }
+            arrivals.release(partition);
             return late;
           });
         }
@@ -279,17 +261,6 @@ public final class Backfill {
     sink.accept(shard, rows);
   }
 
-  /** A shard's events, given in arrival order, as each key's run in arrival order, keys in order. */
-  private static List<List<Arrival>> groupByKey(List<Arrival> events) {
-    Map<Object, List<Arrival>> byKey = new HashMap<>();
-    for (Arrival a : events) {
-      byKey.computeIfAbsent(SpillingArrivals.groupKey(a.event().key()), k -> new ArrayList<>(4)).add(a);
-    }
-    List<List<Arrival>> runs = new ArrayList<>(byKey.values());
-    runs.sort(Comparator.comparing(run -> run.get(0).event().key(), BusinessKeys.ORDER));
-    return runs;
-  }
-
   private static List<DeadLetter> invokeAll(ExecutorService pool, List<Callable<List<DeadLetter>>> tasks)
       throws InterruptedException, ExecutionException {
     List<DeadLetter> all = new ArrayList<>();
@@ -318,9 +289,12 @@ public final class Backfill {
     return runs;
   }
 
-  /** Events held in memory before spilling: about 1.5 KiB of heap per event with its record. */
+  /**
+   * Bytes of encoded events held in memory before spilling: a quarter of the heap, as the fold of two partitions at
+   * once, their Parquet writers and the decoding chunks need the rest.
+   */
   static long defaultBudget() {
-    return Math.max(10_000, Runtime.getRuntime().maxMemory() / 1536);
+    return Math.max(1 << 20, Runtime.getRuntime().maxMemory() / 4);
   }
 
   /**
