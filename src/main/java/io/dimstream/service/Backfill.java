@@ -22,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -211,7 +210,7 @@ public final class Backfill {
               Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
               groups.set(shard, null); // folded shards free their events while later ones run
               if (!keys.isEmpty()) {
-                fold(shard, decodeRuns(binary, keys), source, sink, late);
+                fold(shard, binary, keys, source, sink, late);
               }
             }
             // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
@@ -249,13 +248,27 @@ public final class Backfill {
   }
 
   /**
-   * Folds one shard's runs of events (each key's, in arrival order; keys in order, so the shard's versions come out
-   * in (key, valid_from) order and the table writer's sort of them is one linear pass), hands the versions to
-   * {@code sink} and adds the fold's dead letters to {@code late}.
+   * Folds one shard's events (each key's, in arrival order; keys in order, so the shard's versions come out in
+   * (key, valid_from) order and the table writer's sort of them is one linear pass), hands the versions to
+   * {@code sink} and adds the fold's dead letters to {@code late}. Each key's events are decoded just before its
+   * fold, so only one key's decoded events are live at a time.
    */
-  private void fold(int shard, List<List<Arrival>> runs, String source, ShardSink sink, List<DeadLetter> late) {
-    List<Version> rows = new ArrayList<>();
-    for (List<Arrival> run : runs) {
+  private void fold(int shard, StateBinary binary, Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys,
+      String source, ShardSink sink, List<DeadLetter> late) {
+    List<Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>>> ordered = new ArrayList<>(keys.size());
+    for (Map.Entry<ByteBuffer, List<SpillingArrivals.Spilled>> e : keys.entrySet()) {
+      ordered.add(Map.entry(binary.decodeKey(e.getKey().array()), e.getValue()));
+    }
+    keys.clear();
+    ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
+    List<Version> rows = new ArrayList<>(ordered.size() * 2);
+    for (int k = 0; k < ordered.size(); k++) {
+      Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>> e = ordered.get(k);
+      ordered.set(k, null); // a folded key's encoded events are garbage while later keys fold
+      List<Arrival> run = new ArrayList<>(e.getValue().size());
+      for (SpillingArrivals.Spilled sp : e.getValue()) {
+        run.add(new Arrival(sp.line(), binary.decodeEvent(e.getKey(), sp.event()), null, sp.valueAt()));
+      }
       rows.addAll(keyRunFold.fold(run, late, source));
     }
     sink.accept(shard, rows);
@@ -268,25 +281,6 @@ public final class Backfill {
       all.addAll(f.get());
     }
     return all;
-  }
-
-  /** A shard's spilled events decoded, each key once, as runs in key order. */
-  private static List<List<Arrival>> decodeRuns(StateBinary binary,
-      Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys) {
-    List<Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>>> ordered = new ArrayList<>(keys.size());
-    for (Map.Entry<ByteBuffer, List<SpillingArrivals.Spilled>> e : keys.entrySet()) {
-      ordered.add(Map.entry(binary.decodeKey(e.getKey().array()), e.getValue()));
-    }
-    ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
-    List<List<Arrival>> runs = new ArrayList<>(ordered.size());
-    for (Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>> e : ordered) {
-      List<Arrival> run = new ArrayList<>(e.getValue().size());
-      for (SpillingArrivals.Spilled s : e.getValue()) {
-        run.add(new Arrival(s.line(), binary.decodeEvent(e.getKey(), s.event()), null, s.valueAt()));
-      }
-      runs.add(run);
-    }
-    return runs;
   }
 
   /**

@@ -3,8 +3,8 @@ package io.dimstream.service;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.model.BusinessKey;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -20,10 +20,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
@@ -66,7 +69,7 @@ final class SpillingArrivals implements AutoCloseable {
   private long spilledBytes;
   private final long[] eventsPerPartition;
   /** A resident partition's bytes once read, kept for the records of its dead letters until {@link #release}. */
-  private final Map<Integer, List<byte[]>> residentValues = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Integer, List<byte[]>> residentValues = new ConcurrentHashMap<>();
 
   /** @param budget bytes of encoded events held in memory before spilling */
   SpillingArrivals(int shards, long budget, StateBinary binary) {
@@ -241,7 +244,7 @@ final class SpillingArrivals implements AutoCloseable {
     List<InputStream> streams = new ArrayList<>(blocks.size());
     blocks.forEach(b -> streams.add(new ByteArrayInputStream(b)));
     residentValues.put(p, blocks);
-    return new SequenceInputStream(java.util.Collections.enumeration(streams));
+    return new SequenceInputStream(Collections.enumeration(streams));
   }
 
   /** The record of the event of partition {@code p} with {@code valueAt}; thread-safe. */
@@ -264,7 +267,7 @@ final class SpillingArrivals implements AutoCloseable {
       if (valueAt < start + b.length) { // a block holds whole records: the length and the record are both in it
         int at = (int) (valueAt - start);
         int length = ByteBuffer.wrap(b, at - 4, 4).getInt();
-        return java.util.Arrays.copyOfRange(b, at, at + length);
+        return Arrays.copyOfRange(b, at, at + length);
       }
       start += b.length;
     }
