@@ -155,10 +155,11 @@ public final class Backfill {
   }
 
   /**
-   * The pipeline: decode in parallel (this thread only reads the records and appends each decoded event to its
-   * shard, or, once the events spill, the chunk the decoding thread encoded), then per shard in parallel: group the
-   * shard's events by key (in arrival order), fold each key once, hand the shard's versions to {@code sink}; write
-   * the dead letters in input order.
+   * The pipeline: decode in parallel (the decoding threads also encode each chunk, so this thread only reads the
+   * records and appends bytes), then per partition in parallel: group each shard's events by key (in arrival
+   * order), fold each key once, hand the shard's versions to {@code sink}; write the dead letters in input order.
+   *
+   * @param budget bytes of encoded events held in memory before partitions spill to disk
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
       ShardSink sink, long budget) throws IOException {

@@ -20,8 +20,8 @@ final class ParallelDecode {
   static final int CHUNK = 4096;
 
   /**
-   * One decoded chunk: its events with their shards, in input order, and its rejected records; or, once the events
-   * spill, the events already encoded ({@code encoded}, and {@code arrivals} empty).
+   * One decoded chunk: how many records it held, its events with their shards, in input order, and its rejected
+   * records; or its events already encoded ({@code encoded}, and {@code arrivals} empty).
    */
   record Chunk(int records, List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected,
       SpillingArrivals.Block encoded) {}
