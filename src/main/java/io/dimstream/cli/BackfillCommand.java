@@ -1,6 +1,7 @@
 package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.InputFormat;
 import io.dimstream.service.Backfill;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -47,10 +48,16 @@ final class BackfillCommand implements Callable<Integer> {
     }
     Backfill backfill = new Backfill(spec);
     Backfill.Loaded r;
-    try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec);
-        Progress progress = Progress.onStderr("records", -1)) {
+    try (Progress progress = Progress.onStderr("records", -1)) {
       countInBackground(progress);
-      r = backfill.load(withProgress(lines, progress), input.toString(), dlq, table);
+      if (!InputFiles.isCsv(input) && spec.inputFormat() != InputFormat.AVRO) {
+        // JSON lines pass to the decoder byte for byte: read in blocks, split into lines on the decoding threads
+        r = backfill.loadJsonLines(input, dlq, table, progress::step);
+      } else {
+        try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec)) {
+          r = backfill.load(withProgress(lines, progress), input.toString(), dlq, table);
+        }
+      }
     }
     System.err.printf("Backfill of %s: %,d records read, %,d rejected, %,d versions, table version %d (%s)%n",
         spec.name(), r.read(), r.rejected(), r.versions(), r.commit().version(), table.toAbsolutePath());

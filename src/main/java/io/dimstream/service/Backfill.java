@@ -22,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,6 +115,29 @@ public final class Backfill {
   }
 
   /**
+   * As {@link #load}, reading a file of JSON lines ({@code .jsonl}: one record per non-blank line, lines ended by
+   * {@code \n}, {@code \r} or {@code \r\n}) in blocks of whole lines: the lines are split on the decoding threads,
+   * so that no single thread handles every line.
+   *
+   * @param progress told, on the calling thread and in input order, how many records each decoded block held
+   * @throws java.io.UncheckedIOException when the file cannot be read
+   */
+  public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, LongConsumer progress) throws IOException {
+    BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
+    AtomicLong versions = new AtomicLong();
+    try (LineBlocks blocks = new LineBlocks(file)) {
+      Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
+        bulk.write(bucket, rows);
+        versions.addAndGet(rows.size());
+      }, defaultBudget(), progress);
+      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
+    } catch (IOException | RuntimeException e) {
+      bulk.abort();
+      throw e;
+    }
+  }
+
+  /**
    * A shard from the top bits of the scrambled hash: each shard's map then still sees keys spread over every low
    * bit (taking the hash modulo the shard count would leave every key of a shard in a few of its map's buckets).
    */
@@ -132,13 +155,20 @@ public final class Backfill {
   }
 
   /**
-   * The pipeline: decode in parallel (this thread only reads the records and appends each decoded event to its
-   * shard, or, once the events spill, the chunk the decoding thread encoded), then per shard in parallel: group the
-   * shard's events by key (in arrival order), fold each key once, hand the shard's versions to {@code sink}; write
-   * the dead letters in input order.
+   * The pipeline: decode in parallel (the decoding threads also encode each chunk, so this thread only reads the
+   * records and appends bytes), then per partition in parallel: group each shard's events by key (in arrival
+   * order), fold each key once, hand the shard's versions to {@code sink}; write the dead letters in input order.
+   *
+   * @param budget bytes of encoded events held in memory before partitions spill to disk
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
       ShardSink sink, long budget) throws IOException {
+    return run(ParallelDecode.batches(records), source, dlqFile, shards, shardOf, sink, budget, n -> { });
+  }
+
+  /** As {@link #run(Iterator, String, Path, int, ToIntFunction, ShardSink, long)}, over batches of records. */
+  Counts run(Iterator<? extends ParallelDecode.Batch> batches, String source, Path dlqFile, int shards,
+      ToIntFunction<BusinessKey> shardOf, ShardSink sink, long budget, LongConsumer progress) throws IOException {
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "backfill-" + spec.name());
@@ -153,53 +183,35 @@ public final class Backfill {
       List<DeadLetter> dead = new ArrayList<>();
       long read;
       StateBinary binary = new StateBinary(spec);
-      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary, pool)) {
-        // Once spilling, the decoding threads encode their chunks: this thread only reads lines and appends.
-        read = decode.run(records, source, shardOf, chunk -> arrivals.spilled() && !chunk.arrivals().isEmpty()
-            ? new ParallelDecode.Chunk(List.of(), null, chunk.rejected(),
-                arrivals.encode(chunk.arrivals(), chunk.shards()))
-            : chunk, chunk -> {
+      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary)) {
+        // The decoding threads encode their chunks: this thread only appends bytes.
+        read = decode.run(batches, source, shardOf, chunk -> chunk.arrivals().isEmpty() ? chunk
+            : new ParallelDecode.Chunk(chunk.records(), List.of(), null, chunk.rejected(),
+                arrivals.encode(chunk.arrivals(), chunk.shards())), chunk -> {
+              progress.accept(chunk.records());
               dead.addAll(chunk.rejected());
               if (chunk.encoded() != null) {
                 arrivals.add(chunk.encoded());
               }
-              for (int i = 0; i < chunk.arrivals().size(); i++) {
-                arrivals.add(chunk.shards()[i], chunk.arrivals().get(i));
-              }
             });
         if (arrivals.spilled()) {
-          LOG.info("{}: {} events did not fit the backfill's budget of {} events in memory; {} of {} partitions "
+          LOG.info("{}: {} events did not fit the backfill's budget of {} bytes in memory; {} of {} partitions "
               + "went to disk", source, arrivals.spilledEvents(), budget, arrivals.spilledPartitions(),
               arrivals.partitions());
         }
         arrivals.finishWriting();
-        List<List<Arrival>> held = arrivals.inMemory();
         // resident partitions first: folding them frees memory before spilled ones are read back
         List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(arrivals.partitions());
         for (int p = 0; p < arrivals.partitions(); p++) {
           int partition = p;
-          if (!arrivals.isSpilled(partition)) {
-            tasks.add(() -> {
-              List<DeadLetter> late = new ArrayList<>();
-              for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
-                List<Arrival> events = held.get(shard);
-                held.set(shard, null); // folded shards free their events while later ones run
-                if (!events.isEmpty()) {
-                  fold(shard, groupByKey(events), source, sink, late);
-                }
-              }
-              return late;
-            });
-            continue;
-          }
           tasks.add(() -> {
             List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(partition);
             List<DeadLetter> late = new ArrayList<>();
             for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
               Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
-              groups.set(shard, null);
+              groups.set(shard, null); // folded shards free their events while later ones run
               if (!keys.isEmpty()) {
-                fold(shard, decodeRuns(binary, keys), source, sink, late);
+                fold(shard, binary, keys, source, sink, late);
               }
             }
             // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
@@ -209,6 +221,7 @@ public final class Backfill {
                 late.set(i, d.withValue(arrivals.value(partition, d.valueAt())));
               }
             }
+            arrivals.release(partition);
             return late;
           });
         }
@@ -236,27 +249,30 @@ public final class Backfill {
   }
 
   /**
-   * Folds one shard's runs of events (each key's, in arrival order; keys in order, so the shard's versions come out
-   * in (key, valid_from) order and the table writer's sort of them is one linear pass), hands the versions to
-   * {@code sink} and adds the fold's dead letters to {@code late}.
+   * Folds one shard's events (each key's, in arrival order; keys in order, so the shard's versions come out in
+   * (key, valid_from) order and the table writer's sort of them is one linear pass), hands the versions to
+   * {@code sink} and adds the fold's dead letters to {@code late}. Each key's events are decoded just before its
+   * fold, so only one key's decoded events are live at a time.
    */
-  private void fold(int shard, List<List<Arrival>> runs, String source, ShardSink sink, List<DeadLetter> late) {
-    List<Version> rows = new ArrayList<>();
-    for (List<Arrival> run : runs) {
+  private void fold(int shard, StateBinary binary, Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys,
+      String source, ShardSink sink, List<DeadLetter> late) {
+    List<Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>>> ordered = new ArrayList<>(keys.size());
+    for (Map.Entry<ByteBuffer, List<SpillingArrivals.Spilled>> e : keys.entrySet()) {
+      ordered.add(Map.entry(binary.decodeKey(e.getKey().array()), e.getValue()));
+    }
+    keys.clear();
+    ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
+    List<Version> rows = new ArrayList<>(ordered.size() * 2);
+    for (int k = 0; k < ordered.size(); k++) {
+      Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>> e = ordered.get(k);
+      ordered.set(k, null); // a folded key's encoded events are garbage while later keys fold
+      List<Arrival> run = new ArrayList<>(e.getValue().size());
+      for (SpillingArrivals.Spilled sp : e.getValue()) {
+        run.add(new Arrival(sp.line(), binary.decodeEvent(e.getKey(), sp.event()), null, sp.valueAt()));
+      }
       rows.addAll(keyRunFold.fold(run, late, source));
     }
     sink.accept(shard, rows);
-  }
-
-  /** A shard's events, given in arrival order, as each key's run in arrival order, keys in order. */
-  private static List<List<Arrival>> groupByKey(List<Arrival> events) {
-    Map<Object, List<Arrival>> byKey = new HashMap<>();
-    for (Arrival a : events) {
-      byKey.computeIfAbsent(SpillingArrivals.groupKey(a.event().key()), k -> new ArrayList<>(4)).add(a);
-    }
-    List<List<Arrival>> runs = new ArrayList<>(byKey.values());
-    runs.sort(Comparator.comparing(run -> run.get(0).event().key(), BusinessKeys.ORDER));
-    return runs;
   }
 
   private static List<DeadLetter> invokeAll(ExecutorService pool, List<Callable<List<DeadLetter>>> tasks)
@@ -268,28 +284,12 @@ public final class Backfill {
     return all;
   }
 
-  /** A shard's spilled events decoded, each key once, as runs in key order. */
-  private static List<List<Arrival>> decodeRuns(StateBinary binary,
-      Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys) {
-    List<Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>>> ordered = new ArrayList<>(keys.size());
-    for (Map.Entry<ByteBuffer, List<SpillingArrivals.Spilled>> e : keys.entrySet()) {
-      ordered.add(Map.entry(binary.decodeKey(e.getKey().array()), e.getValue()));
-    }
-    ordered.sort(Map.Entry.comparingByKey(BusinessKeys.ORDER));
-    List<List<Arrival>> runs = new ArrayList<>(ordered.size());
-    for (Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>> e : ordered) {
-      List<Arrival> run = new ArrayList<>(e.getValue().size());
-      for (SpillingArrivals.Spilled s : e.getValue()) {
-        run.add(new Arrival(s.line(), binary.decodeEvent(e.getKey(), s.event()), null, s.valueAt()));
-      }
-      runs.add(run);
-    }
-    return runs;
-  }
-
-  /** Events held in memory before spilling: about 1.5 KiB of heap per event with its record. */
+  /**
+   * Bytes of encoded events held in memory before spilling: a quarter of the heap, as the fold of two partitions at
+   * once, their Parquet writers and the decoding chunks need the rest.
+   */
   static long defaultBudget() {
-    return Math.max(10_000, Runtime.getRuntime().maxMemory() / 1536);
+    return Math.max(1 << 20, Runtime.getRuntime().maxMemory() / 4);
   }
 
   /**

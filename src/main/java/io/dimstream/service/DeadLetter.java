@@ -2,7 +2,7 @@ package io.dimstream.service;
 
 /**
  * A record the backfill rejects, with its line so dead letters are written in input order; {@code value} is null
- * while the record's bytes are on disk at {@code valueAt} of the spill's value file.
+ * while the record's bytes are at {@code valueAt} of its partition of encoded events (in memory or on disk).
  */
 record DeadLetter(long line, String reason, String detail, byte[] value, long valueAt) {
   DeadLetter(long line, String reason, String detail, byte[] value) {

@@ -20,10 +20,16 @@ final class ParallelDecode {
   static final int CHUNK = 4096;
 
   /**
-   * One decoded chunk: its events with their shards, in input order, and its rejected records; or, once the events
-   * spill, the events already encoded ({@code encoded}, and {@code arrivals} empty).
+   * One decoded chunk: how many records it held, its events with their shards, in input order, and its rejected
+   * records; or its events already encoded ({@code encoded}, and {@code arrivals} empty).
    */
-  record Chunk(List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected, SpillingArrivals.Block encoded) {}
+  record Chunk(int records, List<Arrival> arrivals, int[] shards, List<DeadLetter> rejected,
+      SpillingArrivals.Block encoded) {}
+
+  /** Consecutive records of the input, made into records on the decoding thread (e.g. a block of lines split). */
+  interface Batch {
+    List<Backfill.Input> inputs();
+  }
 
   private final Scd2Step step;
   private final UnknownFieldWarnings unknownFields;
@@ -38,29 +44,49 @@ final class ParallelDecode {
     this.inFlight = 2 * threads;
   }
 
+  /** Consecutive records of {@code records} in batches of {@link #CHUNK}, grouped on the calling thread. */
+  static Iterator<Batch> batches(Iterator<Backfill.Input> records) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return records.hasNext();
+      }
+
+      @Override
+      public Batch next() {
+        List<Backfill.Input> batch = new ArrayList<>(CHUNK);
+        while (batch.size() < CHUNK && records.hasNext()) {
+          batch.add(records.next());
+        }
+        return () -> batch;
+      }
+    };
+  }
+
   /**
-   * Reads every record, decodes it, passes each chunk through {@code onWorker} on the decoding thread, then to
-   * {@code consumer} on this one in input order; returns the count.
+   * Takes every batch, makes it into records and decodes them on a pool thread, passes each chunk through
+   * {@code onWorker} on that thread, then to {@code consumer} on this one in input order; returns the count of
+   * records.
    */
-  long run(Iterator<Backfill.Input> records, String source, ToIntFunction<BusinessKey> shardOf,
+  long run(Iterator<? extends Batch> batches, String source, ToIntFunction<BusinessKey> shardOf,
       UnaryOperator<Chunk> onWorker, Consumer<Chunk> consumer) {
     ArrayDeque<Future<Chunk>> queue = new ArrayDeque<>();
-    long read = 0;
-    while (records.hasNext()) {
-      List<Backfill.Input> batch = new ArrayList<>(CHUNK);
-      while (batch.size() < CHUNK && records.hasNext()) {
-        batch.add(records.next());
-      }
-      read += batch.size();
-      queue.add(pool.submit(() -> onWorker.apply(decode(batch, source, shardOf))));
+    long[] read = {0};
+    Consumer<Chunk> counted = chunk -> {
+      read[0] += chunk.records();
+      consumer.accept(chunk);
+    };
+    while (batches.hasNext()) {
+      Batch batch = batches.next();
+      queue.add(pool.submit(() -> onWorker.apply(decode(batch.inputs(), source, shardOf))));
       if (queue.size() >= inFlight) {
-        consumer.accept(join(queue.poll()));
+        counted.accept(join(queue.poll()));
       }
     }
     while (!queue.isEmpty()) {
-      consumer.accept(join(queue.poll()));
+      counted.accept(join(queue.poll()));
     }
-    return read;
+    return read[0];
   }
 
   private Chunk decode(List<Backfill.Input> batch, String source, ToIntFunction<BusinessKey> shardOf) {
@@ -78,7 +104,7 @@ final class ParallelDecode {
       }
       // Decoded.Skipped: a Debezium tombstone after its delete, skipped as the topology skips it
     }
-    return new Chunk(arrivals, shards, rejected, null);
+    return new Chunk(batch.size(), arrivals, shards, rejected, null);
   }
 
   private static Chunk join(Future<Chunk> f) {

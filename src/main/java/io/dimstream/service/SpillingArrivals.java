@@ -4,12 +4,15 @@ import io.dimstream.codec.StateBinary;
 import io.dimstream.model.BusinessKey;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,146 +20,129 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
- * The decoded events of the backfill input, per shard in arrival order, in partitions of shards: each partition in
- * memory (a plain append per event; grouping by key is left to the parallel fold) until the events held exceed the
- * budget; then the highest-numbered resident partitions spill, as few as bring the events held back under three
+ * The decoded events of the backfill input, in partitions of shards, each partition's events in arrival order in
+ * their binary form ({@link StateBinary}: shard, line, key, event, then the record, which only a dead letter of the
+ * fold reads back). Decode threads encode their chunks ({@link #encode}); the reading thread appends the bytes: in
+ * memory, as a few large byte arrays per partition that the garbage collector never has to trace (millions of
+ * decoded event objects held instead cost more in GC than the backfill's own work), until the bytes held exceed the
+ * budget; then the highest-numbered resident partitions spill, as few as bring the bytes held back under three
  * quarters of the budget, and take every later event of theirs on disk (hybrid hashing: an input a little over the
- * budget spills a little). A spilled partition is one file: each event in its decoded binary form
- * ({@link StateBinary}: key, event) followed by its record, which only a dead letter of the fold reads back. Decode
- * threads encode the events of spilled partitions ({@link #encode}) so the reading thread only appends bytes;
- * partitions are read back independently, on as many threads as fold them. {@link #add} and
- * {@link #finishWriting} are called from one thread.
+ * budget spills a little). Partitions are read back independently, on as many threads as fold them. {@link #add}
+ * and {@link #finishWriting} are called from one thread.
  */
 final class SpillingArrivals implements AutoCloseable {
-  /** At most this many partition files: each then holds about 1/64 of the events, read back one per thread. */
+  /** At most this many partitions: each then holds about 1/64 of the events, read back one per thread. */
   static final int MAX_PARTITIONS = 64;
 
-  /** A spilled event, still in its binary form; its record is at {@code valueAt} of its partition's file. */
+  /** An event read back, still in its binary form; its record is at {@code valueAt} of its partition. */
   record Spilled(long line, long valueAt, byte[] event) {}
 
   /**
-   * A chunk's events split on a decode thread: those of spilled partitions encoded, each partition's records in
-   * arrival order (null when none), and the others as they were, with their shards.
+   * A chunk's events encoded on a decode thread: each partition's records in arrival order (null when none), and
+   * how many events each holds.
    */
-  record Block(ByteArrayOutputStream[] partitions, int events, List<Arrival> resident, int[] residentShards) {}
+  record Block(byte[][] partitions, int[] events) {}
 
   private final int shards;
   private final int partitions;
   private final long budget;
   private final StateBinary binary;
-  private final ExecutorService pool;
-  private final List<List<Arrival>> held;
+  /** Each resident partition's bytes, in order; null once spilled or read. */
+  private final List<List<byte[]>> held;
   private final long[] heldPerPartition;
-  private long heldEvents;
+  private long heldBytes;
   /** Partitions {@code [partitions - spilledPartitions, partitions)} are on disk; only grows. */
-  private volatile int spilledPartitions;
+  private int spilledPartitions;
   private Path dir;
   private OutputStream[] files;
   private long spilledEvents;
   private long spilledBytes;
+  private final long[] eventsPerPartition;
+  /** A resident partition's bytes once read, kept for the records of its dead letters until {@link #release}. */
+  private final Map<Integer, List<byte[]>> residentValues = new ConcurrentHashMap<>();
 
-  /**
-   * @param budget events held in memory before spilling
-   * @param pool   runs the first spill's partitions in parallel
-   */
-  SpillingArrivals(int shards, long budget, StateBinary binary, ExecutorService pool) {
+  /** @param budget bytes of encoded events held in memory before spilling */
+  SpillingArrivals(int shards, long budget, StateBinary binary) {
     this.shards = shards;
     this.partitions = Math.min(shards, MAX_PARTITIONS);
     this.budget = budget;
     this.binary = binary;
-    this.pool = pool;
-    this.held = new ArrayList<>(shards);
-    for (int i = 0; i < shards; i++) {
+    this.held = new ArrayList<>(partitions);
+    for (int i = 0; i < partitions; i++) {
       held.add(new ArrayList<>());
     }
     this.heldPerPartition = new long[partitions];
-  }
-
-  /** Adds one decoded event of {@code shard}, after every event that arrived before it. */
-  void add(int shard, Arrival a) {
-    int p = partitionOf(shard);
-    if (isSpilled(p)) {
-      try {
-        write(files[p], shard, a);
-      } catch (IOException e) {
-        throw cannotWrite(p, e);
-      }
-      spilledEvents++;
-      return;
-    }
-    held.get(shard).add(a);
-    heldPerPartition[p]++;
-    if (++heldEvents > budget) {
-      spillHeld();
-    }
+    this.eventsPerPartition = new long[partitions];
   }
 
   /** Adds the events of a chunk {@link #encode}d on a decode thread, after every event added before. */
   void add(Block block) {
-    for (int p = partitions - spilledPartitions; p < partitions; p++) {
-      ByteArrayOutputStream b = block.partitions()[p];
-      if (b != null) {
+    for (int p = 0; p < partitions; p++) {
+      byte[] b = block.partitions()[p];
+      if (b == null) {
+        continue;
+      }
+      if (isSpilled(p)) {
         try {
-          b.writeTo(files[p]);
+          files[p].write(b);
         } catch (IOException e) {
           throw cannotWrite(p, e);
         }
-        spilledBytes += b.size();
+        spilledBytes += b.length;
+        spilledEvents += block.events()[p];
+      } else {
+        held.get(p).add(b);
+        heldPerPartition[p] += b.length;
+        heldBytes += b.length;
       }
     }
-    spilledEvents += block.events();
-    for (int i = 0; i < block.resident().size(); i++) {
-      add(block.residentShards()[i], block.resident().get(i));
+    for (int p = 0; p < partitions; p++) {
+      eventsPerPartition[p] += block.events()[p];
+    }
+    if (heldBytes > budget) {
+      spillHeld();
     }
   }
 
-  /**
-   * Encodes the events of {@code arrivals} (with their shards) whose partitions are spilled, for
-   * {@link #add(Block)}: thread-safe, so that decode threads do the encoding.
-   */
+  /** Encodes the events of {@code arrivals} (with their shards) for {@link #add(Block)}; thread-safe. */
   Block encode(List<Arrival> arrivals, int[] shardOf) {
     ByteArrayOutputStream[] out = new ByteArrayOutputStream[partitions];
-    List<Arrival> resident = new ArrayList<>();
-    int[] residentShards = new int[arrivals.size()];
-    int firstSpilled = partitions - spilledPartitions;
-    int encoded = 0;
+    int[] events = new int[partitions];
     try {
       for (int i = 0; i < arrivals.size(); i++) {
         int p = partitionOf(shardOf[i]);
-        if (p < firstSpilled) {
-          residentShards[resident.size()] = shardOf[i];
-          resident.add(arrivals.get(i));
-          continue;
-        }
         if (out[p] == null) {
           out[p] = new ByteArrayOutputStream(8192);
         }
         writeRecord(new DataOutputStream(out[p]), shardOf[i], arrivals.get(i));
-        encoded++;
+        events[p]++;
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
-    return new Block(out, encoded, resident, residentShards);
+    byte[][] bytes = new byte[partitions][];
+    for (int p = 0; p < partitions; p++) {
+      bytes[p] = out[p] == null ? null : out[p].toByteArray();
+    }
+    return new Block(bytes, events);
   }
 
-  /** Whether any partition went to disk; once true, stays true. Read from any thread. */
+  /** Whether any partition went to disk; once true, stays true. */
   boolean spilled() {
     return spilledPartitions > 0;
   }
 
-  /** Whether partition {@code p}'s events go to disk; once true, stays true. Read from any thread. */
+  /** Whether partition {@code p}'s events are on disk; once true, stays true. */
   boolean isSpilled(int p) {
     return p >= partitions - spilledPartitions;
   }
@@ -176,20 +162,15 @@ final class SpillingArrivals implements AutoCloseable {
     return spilledBytes;
   }
 
-  /** How many partition files {@link #read} takes. */
+  /** How many partitions {@link #read} takes. */
   int partitions() {
     return partitions;
   }
 
-  /** Each shard's events in arrival order (empty for the shards of spilled partitions); a slot may be cleared once folded. */
-  List<List<Arrival>> inMemory() {
-    return held;
-  }
-
   /**
    * What events are grouped by: a one-column key's value itself (a {@code Long} or a {@code String}, which hash and
-   * compare directly; the {@link BusinessKey} record hashes and compares through two list wrappers, a tenth of the
-   * reading thread's time), else the key. Equal keys, equal group keys.
+   * compare directly; the {@link BusinessKey} record hashes and compares through two list wrappers), else the key.
+   * Equal keys, equal group keys.
    */
   static Object groupKey(BusinessKey key) {
     List<Object> values = key.values();
@@ -200,7 +181,7 @@ final class SpillingArrivals implements AutoCloseable {
     return shard % partitions;
   }
 
-  /** Closes the partition files after the last {@link #add}; then they can be {@link #read}. */
+  /** Closes the partition files after the last {@link #add}; then partitions can be {@link #read}. */
   void finishWriting() {
     if (files == null) {
       return;
@@ -215,16 +196,17 @@ final class SpillingArrivals implements AutoCloseable {
   }
 
   /**
-   * The spilled events of partition {@code p}: per shard (empty maps for the shards of other partitions), each key's
-   * events in arrival order, keyed by the key's {@link StateBinary#encodeKey} bytes. Thread-safe for distinct
-   * partitions, after {@link #finishWriting}.
+   * The events of partition {@code p}: per shard (empty maps for the shards of other partitions), each key's events
+   * in arrival order, keyed by the key's {@link StateBinary#encodeKey} bytes. A resident partition's bytes are
+   * released, so call it once per partition; thread-safe for distinct partitions, after {@link #finishWriting}.
    */
   List<Map<ByteBuffer, List<Spilled>>> read(int p) {
     List<Map<ByteBuffer, List<Spilled>>> out = new ArrayList<>(shards);
+    int expected = (int) Math.min(Integer.MAX_VALUE / 2, eventsPerPartition[p] * partitions / Math.max(1, shards));
     for (int i = 0; i < shards; i++) {
-      out.add(partitionOf(i) == p ? new HashMap<>() : Map.of());
+      out.add(partitionOf(i) == p ? new HashMap<>(Math.max(16, expected / 2)) : Map.of());
     }
-    try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file(p)), 1 << 16))) {
+    try (DataInputStream in = new DataInputStream(open(p))) {
       long at = 0;
       while (true) {
         int shard;
@@ -252,14 +234,49 @@ final class SpillingArrivals implements AutoCloseable {
     }
   }
 
-  /** The record of the event spilled to partition {@code p} with {@code valueAt}; thread-safe. */
+  /** A partition's bytes from its file, or from memory (then released: the fold is their last reader). */
+  private InputStream open(int p) throws IOException {
+    if (isSpilled(p)) {
+      return new BufferedInputStream(Files.newInputStream(file(p)), 1 << 16);
+    }
+    List<byte[]> blocks = held.get(p);
+    held.set(p, null);
+    List<InputStream> streams = new ArrayList<>(blocks.size());
+    blocks.forEach(b -> streams.add(new ByteArrayInputStream(b)));
+    residentValues.put(p, blocks);
+    return new SequenceInputStream(Collections.enumeration(streams));
+  }
+
+  /** The record of the event of partition {@code p} with {@code valueAt}; thread-safe. */
   byte[] value(int p, long valueAt) {
+    if (!isSpilled(p)) {
+      return residentValue(p, valueAt);
+    }
     try (FileChannel in = FileChannel.open(file(p), StandardOpenOption.READ)) {
       ByteBuffer len = readFully(in, ByteBuffer.allocate(4), valueAt - 4, p);
       return readFully(in, ByteBuffer.allocate(len.flip().getInt()), valueAt, p).array();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the backfill spill file " + file(p), e);
     }
+  }
+
+  /** A record held in memory: the blocks of a partition concatenate to what its file would hold. */
+  private byte[] residentValue(int p, long valueAt) {
+    long start = 0;
+    for (byte[] b : residentValues.get(p)) {
+      if (valueAt < start + b.length) { // a block holds whole records: the length and the record are both in it
+        int at = (int) (valueAt - start);
+        int length = ByteBuffer.wrap(b, at - 4, 4).getInt();
+        return Arrays.copyOfRange(b, at, at + length);
+      }
+      start += b.length;
+    }
+    throw new IllegalStateException("no record at byte " + valueAt + " of backfill partition " + p);
+  }
+
+  /** Frees a resident partition's bytes once its dead letters have their records. */
+  void release(int p) {
+    residentValues.remove(p);
   }
 
   private ByteBuffer readFully(FileChannel in, ByteBuffer b, long at, int p) throws IOException {
@@ -272,13 +289,13 @@ final class SpillingArrivals implements AutoCloseable {
   }
 
   /**
-   * Spills the highest-numbered resident partitions, as few as bring the events held under three quarters of the
-   * budget (so that a spill is not needed again at the next event), each partition written on a thread of the pool.
+   * Spills the highest-numbered resident partitions, as few as bring the bytes held under three quarters of the
+   * budget (so that a spill is not needed again at the next chunk): their bytes so far, then every later block.
    */
   private void spillHeld() {
     int from = partitions - spilledPartitions;
     int to = from;
-    long keep = heldEvents;
+    long keep = heldBytes;
     while (to > 0 && keep > budget * 3 / 4) {
       to--;
       keep -= heldPerPartition[to];
@@ -290,49 +307,19 @@ final class SpillingArrivals implements AutoCloseable {
       }
       for (int p = to; p < from; p++) {
         files[p] = new BufferedOutputStream(Files.newOutputStream(file(p)), 1 << 16);
+        for (byte[] b : held.get(p)) {
+          files[p].write(b);
+        }
+        held.set(p, null);
+        spilledBytes += heldPerPartition[p];
+        spilledEvents += eventsPerPartition[p];
+        heldPerPartition[p] = 0;
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot create the backfill spill files in " + dir, e);
+      throw new UncheckedIOException("Cannot write the backfill spill files in " + dir, e);
     }
-    List<Callable<Long>> tasks = new ArrayList<>(from - to);
-    for (int p = to; p < from; p++) {
-      int partition = p;
-      tasks.add(() -> {
-        DataOutputStream out = new DataOutputStream(files[partition]);
-        for (int s = partition; s < shards; s += partitions) {
-          for (Arrival a : held.get(s)) {
-            writeRecord(out, s, a);
-          }
-          held.set(s, new ArrayList<>(0)); // written events free their memory while other partitions are written
-        }
-        return (long) out.size();
-      });
-    }
-    try {
-      for (Future<Long> f : pool.invokeAll(tasks)) {
-        spilledBytes += f.get();
-      }
-    } catch (InterruptedException e) {
-      throw BackfillTasks.interrupted(e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new UncheckedIOException("Cannot write the backfill spill files in " + dir,
-          new IOException(e.getCause()));
-    }
-    spilledEvents += heldEvents - keep;
-    heldEvents = keep;
-    for (int p = to; p < from; p++) {
-      heldPerPartition[p] = 0;
-    }
+    heldBytes = keep;
     spilledPartitions = partitions - to;
-  }
-
-  private void write(OutputStream file, int shard, Arrival a) throws IOException {
-    DataOutputStream out = new DataOutputStream(file);
-    writeRecord(out, shard, a);
-    spilledBytes += out.size();
   }
 
   /** One record: shard, line, key, event, then the record's bytes (read back only for a dead letter). */

@@ -15,6 +15,8 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.table.TableException;
 import io.dimstream.testkit.ChangeStreams;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +49,41 @@ class BackfillLoadTest {
     // one current file per bucket, as the commit planner expects of a table it updates later
     assertThat(DeltaTable.open(table).latest().current().count())
         .isEqualTo(expected.stream().filter(Version::isCurrent).count());
+  }
+
+  @Test
+  void shouldLoadAJsonLinesFileWithCrLfBlankLinesAndNoLastLineEndAsItsRecordsOneByOne() throws Exception {
+    DimensionSpec spec = DimensionSpecLoader.load(CUSTOMERS);
+    ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 23L).keys(3_000).events(30_000)
+        .late(0.05).duplicates(0.02).deletes(0.01).noChange(0.05).generate();
+    List<String> lines = new ArrayList<>(stream.jsonLines());
+    lines.add(10_000, "{\"customer_id\": 7, \"city\": \"Oslo\""); // broken: a dead letter with its line
+    lines.add(20_000, "   "); // blank: counted in the line numbers, not a record
+    // CRLF line ends and no line end after the last record; 3.5 MB, so records cross the 1 MiB block edges
+    Path file = dir.resolve("changes.jsonl");
+    Files.writeString(file, String.join("\r\n", lines), StandardCharsets.UTF_8);
+    List<String> records = new ArrayList<>(lines);
+    records.set(20_000, null);
+    List<Backfill.Input> inputs = new ArrayList<>();
+    for (int i = 0; i < records.size(); i++) {
+      if (records.get(i) != null) {
+        inputs.add(new Backfill.Input(i + 1, records.get(i).getBytes(StandardCharsets.UTF_8)));
+      }
+    }
+
+    long[] progress = {0};
+    Backfill.Loaded blocks = new Backfill(spec).loadJsonLines(file, dir.resolve("dlq-blocks.jsonl"),
+        dir.resolve("blocks"), n -> progress[0] += n);
+    Backfill.Loaded oneByOne = new Backfill(spec).load(inputs.iterator(), file.toString(),
+        dir.resolve("dlq-records.jsonl"), dir.resolve("records"));
+
+    assertThat(blocks.read()).isEqualTo(30_001).isEqualTo(progress[0]);
+    assertThat(blocks.rejected()).isEqualTo(oneByOne.rejected()).isEqualTo(1);
+    assertThat(Files.readAllLines(dir.resolve("dlq-blocks.jsonl")))
+        .containsExactlyElementsOf(Files.readAllLines(dir.resolve("dlq-records.jsonl")));
+    List<Version> kernel = new ArrayList<>(KernelReader.latest(dir.resolve("blocks"), spec));
+    kernel.sort(BusinessKeys.VERSION_ORDER);
+    assertThat(kernel).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
   }
 
   @Test

@@ -30,8 +30,9 @@ class BackfillSpillTest {
     lines.add(7_000, "{\"customer_id\": 7, \"city\": \"Oslo\"");
 
     Run inMemory = run(spec, lines, Long.MAX_VALUE, dir.resolve("dlq-memory.jsonl"));
-    // 2,000 events in memory of 20,001: the rest goes to disk and is folded partition by partition
-    Run spilled = run(spec, lines, 2_000, dir.resolve("dlq-spilled.jsonl"));
+    // 200 kB of the events' 3.4 MB encoded in memory: a few partitions stay, the rest goes to disk, and both
+    // are folded partition by partition
+    Run spilled = run(spec, lines, 200_000, dir.resolve("dlq-spilled.jsonl"));
 
     assertThat(spilled.versions).containsExactlyElementsOf(inMemory.versions).isNotEmpty();
     assertThat(spilled.counts).isEqualTo(inMemory.counts);
@@ -51,8 +52,7 @@ class BackfillSpillTest {
         .generate().jsonLines();
 
     Run inMemory = run(spec, lines, Long.MAX_VALUE, dir.resolve("dlq-memory.jsonl"), 200);
-    // spills within the first chunk: every later chunk (7 of 8) is encoded by the thread that decoded it, and
-    // 200 shards share 64 partition files
+    // a budget of 100 bytes: every partition spills at the first chunk, and 200 shards share 64 partition files
     Run spilled = run(spec, lines, 100, dir.resolve("dlq-spilled.jsonl"), 200);
 
     assertThat(spilled.versions).containsExactlyElementsOf(inMemory.versions).isNotEmpty();
