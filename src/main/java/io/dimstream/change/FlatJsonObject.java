@@ -17,8 +17,8 @@ import java.util.Map;
 
 /**
  * Reads a record value that is one flat JSON object (string, whole-number, boolean and null values, no repeated
- * field) from Jackson's token stream straight into one node per spec column, without building the object's tree.
- * Anything else gives null, and the caller parses the tree, which accepts or rejects it exactly as before. Thread-safe.
+ * field) straight into one node per spec column, without building the object's tree: from its bytes
+ * ({@link FlatJsonBytes}) when it is plain, else from Jackson's token stream. Anything else gives null, and the caller parses the tree, which accepts or rejects it exactly as before. Thread-safe.
  */
 final class FlatJsonObject {
   /** The nodes of one object: {@code byColumn[i]} for spec column i (null when absent), and the other field names. */
@@ -26,9 +26,11 @@ final class FlatJsonObject {
 
   private final Map<String, Integer> columnOf = new HashMap<>();
   private final int columns;
+  private final FlatJsonBytes bytes;
 
   FlatJsonObject(Column[] columns) {
     this.columns = columns.length;
+    this.bytes = new FlatJsonBytes(columns);
     for (int i = 0; i < columns.length; i++) {
       columnOf.put(columns[i].name(), i);
     }
@@ -36,6 +38,13 @@ final class FlatJsonObject {
 
   /** The object's fields, or null when {@code value} is not a flat object this reader takes (or not JSON at all). */
   Fields read(byte[] value) {
+    // most records are plain: read from the bytes; the token stream takes escapes, decimals and big numbers
+    Fields plain = bytes.read(value);
+    return plain != null ? plain : readTokens(value);
+  }
+
+  /** As {@link #read}, from Jackson's token stream. */
+  Fields readTokens(byte[] value) {
     try (JsonParser p = JsonRecords.READER.createParser(value)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return null;

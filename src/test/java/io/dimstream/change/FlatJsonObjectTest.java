@@ -43,7 +43,27 @@ class FlatJsonObjectTest {
         Arguments.of("not an object", "[1,2]", false),
         Arguments.of("a string", "\"hello\"", false),
         Arguments.of("empty", "", false),
-        Arguments.of("whitespace only", "   ", false));
+        Arguments.of("whitespace only", "   ", false),
+        Arguments.of("whitespace around tokens", " \t{ \"customer_id\" :\n1 ,\r\n\"seq\": 5 }\n", true),
+        Arguments.of("escaped quote in a value", "{\"customer_id\":1,\"seq\":5,\"name\":\"a\\\"b\"}", true),
+        Arguments.of("escaped field name", "{\"customer\\u005fid\":1,\"seq\":5}", true),
+        Arguments.of("non-ASCII text", "{\"customer_id\":1,\"seq\":5,\"name\":\"Zo\u00eb \u00c5se \ud83d\ude00\"}", true),
+        Arguments.of("non-ASCII field name", "{\"customer_id\":1,\"seq\":5,\"n\u00e4me\":\"x\"}", true),
+        Arguments.of("negative and zero", "{\"customer_id\":-0,\"seq\":-5,\"name\":0}", true),
+        Arguments.of("int boundaries", "{\"customer_id\":2147483648,\"seq\":-2147483648,\"name\":2147483647}", true),
+        Arguments.of("eighteen and nineteen digits", "{\"customer_id\":999999999999999999,\"seq\":9223372036854775807}",
+            true),
+        Arguments.of("long overflow", "{\"customer_id\":9223372036854775808,\"seq\":5}", false),
+        Arguments.of("leading zero", "{\"customer_id\":01,\"seq\":5}", false),
+        Arguments.of("exponent", "{\"customer_id\":1e3,\"seq\":5}", false),
+        Arguments.of("lone minus", "{\"customer_id\":-,\"seq\":5}", false),
+        Arguments.of("literal run on", "{\"customer_id\":1,\"seq\":5,\"city\":truex}", false),
+        Arguments.of("literals", "{\"customer_id\":1,\"seq\":5,\"city\":false,\"name\":true}", true),
+        Arguments.of("raw control character", "{\"customer_id\":1,\"seq\":5,\"name\":\"a\u0001b\"}", false),
+        Arguments.of("missing comma", "{\"customer_id\":1 \"seq\":5}", false),
+        Arguments.of("trailing comma", "{\"customer_id\":1,\"seq\":5,}", false),
+        Arguments.of("empty object", "{}", true),
+        Arguments.of("unquoted name", "{customer_id:1}", false));
   }
 
   static List<DimensionSpec> specs() {
@@ -63,8 +83,32 @@ class FlatJsonObjectTest {
     for (DimensionSpec spec : specs()) {
       assertThat(new JsonChangeDecoder(spec).decode(null, value, 0)).as(spec.fields().toString())
           .isEqualTo(treeDecode(spec, value));
-      assertThat(new FlatJsonObject(new EventAssembler(spec).columns()).read(value) != null).isEqualTo(readFlat);
+      FlatJsonObject flat = new FlatJsonObject(new EventAssembler(spec).columns());
+      assertThat(flat.read(value) != null).isEqualTo(readFlat);
+      FlatJsonObject.Fields fromBytes = new FlatJsonBytes(new EventAssembler(spec).columns()).read(value);
+      if (fromBytes != null) {
+        FlatJsonObject.Fields fromTokens = flat.readTokens(value);
+        assertThat(fromTokens).as("what the byte reader takes, the token reader takes").isNotNull();
+        assertThat(fromBytes.byColumn()).containsExactly(fromTokens.byColumn());
+        assertThat(fromBytes.undeclared()).isEqualTo(fromTokens.undeclared());
+      }
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("plainRecords")
+  void shouldReadPlainRecordsFromTheirBytes(String name, String json) {
+    byte[] value = json.getBytes(StandardCharsets.UTF_8);
+    Column[] columns = new EventAssembler(specs().get(0)).columns();
+    assertThat(new FlatJsonBytes(columns).read(value)).isNotNull();
+  }
+
+  static Stream<Arguments> plainRecords() {
+    return Stream.of(
+        Arguments.of("generator's form", "{\"customer_id\":74047,\"seq\":\"2026-01-01T00:10:00Z\",\"name\":\"v1\"}"),
+        Arguments.of("whitespace", " { \"customer_id\" : 1 , \"seq\" : 5 } "),
+        Arguments.of("non-ASCII text", "{\"customer_id\":1,\"seq\":5,\"name\":\"Zo\u00eb\"}"),
+        Arguments.of("unknown field", "{\"customer_id\":1,\"seq\":5,\"extra\":null}"));
   }
 
   /** The decode as it was before the token-stream reader: the whole object parsed as a tree. */

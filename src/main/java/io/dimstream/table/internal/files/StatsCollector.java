@@ -27,6 +27,10 @@ public final class StatsCollector {
   private final Object[] max;
   private final long[] nulls;
   private final boolean[] noMax;
+  /** Per column fed through {@link #acceptLong}: min and max as longs, and whether any value came. */
+  private final long[] longMin;
+  private final long[] longMax;
+  private final boolean[] hasLong;
   private long records;
 
   public StatsCollector(List<Column> columns) {
@@ -35,6 +39,28 @@ public final class StatsCollector {
     this.max = new Object[columns.size()];
     this.nulls = new long[columns.size()];
     this.noMax = new boolean[columns.size()];
+    this.longMin = new long[columns.size()];
+    this.longMax = new long[columns.size()];
+    this.hasLong = new boolean[columns.size()];
+  }
+
+  /**
+   * A non-null value of a long, int, date or timestamp column in its stored form (the long, the int, epoch days,
+   * epoch microseconds): compared without boxing. Null values go to {@link #accept}.
+   */
+  public void acceptLong(int column, long value) {
+    if (column == 0) {
+      records++;
+    }
+    if (!hasLong[column]) {
+      hasLong[column] = true;
+      longMin[column] = value;
+      longMax[column] = value;
+    } else if (value < longMin[column]) {
+      longMin[column] = value;
+    } else if (value > longMax[column]) {
+      longMax[column] = value;
+    }
   }
 
   public void accept(int column, Object value) {
@@ -70,6 +96,9 @@ public final class StatsCollector {
     for (int i = 0; i < columns.size(); i++) {
       Column c = columns.get(i);
       nullCounts.put(c.name(), nulls[i]);
+      if (hasLong[i]) {
+        fromLongs(i, c.type().kind());
+      }
       if (min[i] == null || c.type().kind() == ColumnType.Kind.BOOLEAN || noMax[i]) {
         continue;
       }
@@ -81,6 +110,28 @@ public final class StatsCollector {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Merges the long min and max of column {@code i} into its object min and max. */
+  private void fromLongs(int i, ColumnType.Kind kind) {
+    Object lo = stored(longMin[i], kind);
+    Object hi = stored(longMax[i], kind);
+    if (min[i] == null || ValueOrder.compare(lo, min[i]) < 0) {
+      min[i] = lo;
+    }
+    if (max[i] == null || ValueOrder.compare(hi, max[i]) > 0) {
+      max[i] = hi;
+    }
+  }
+
+  private static Object stored(long v, ColumnType.Kind kind) {
+    return switch (kind) {
+      case LONG -> v;
+      case INT -> (int) v;
+      case DATE -> java.time.LocalDate.ofEpochDay(v);
+      case TIMESTAMP -> Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000L);
+      default -> throw new IllegalStateException(kind + " values are not stored as longs");
+    };
   }
 
   private static void putValue(ObjectNode node, Column c, Object v, boolean isMax) {

@@ -261,16 +261,25 @@ public final class TableLayout {
   }
 
   private void put(Object[] row, int i, Object value, StatsCollector stats) {
+    Object javaValue = columnValue(i, value);
+    stats.accept(i, javaValue);
+    row[i] = javaValue;
+  }
+
+  /** {@code value} in the Java type of the data column at {@code i}; throws when the column cannot hold it. */
+  Object columnValue(int i, Object value) {
     Column c = dataColumns.get(i);
-    Object javaValue;
     try {
-      javaValue = normalize(value, c.type());
+      return normalize(value, c.type());
     } catch (ClassCastException | ArithmeticException | IllegalArgumentException e) {
       throw TableErrors.badChange(null, "column '" + c.name() + "' (" + c.type() + ") cannot hold "
           + value + " of " + value.getClass().getSimpleName());
     }
-    stats.accept(i, javaValue);
-    row[i] = javaValue;
+  }
+
+  /** The {@code output.version_id} value of a version; only when {@link #versionIdColumn} is set. */
+  long versionId(Version v) {
+    return versionIds.of(normalizeKey(v.key()), v.validFrom());
   }
 
   /** Whether the data column at {@code dataIndex} may hold nulls (OPTIONAL in the Parquet schema). */

@@ -8,6 +8,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.conf.ParquetConfiguration;
@@ -20,7 +21,8 @@ import org.apache.parquet.io.api.RecordConsumer;
 /**
  * Writes versions straight to Parquet's {@link RecordConsumer}: no Avro record per row. The schema is
  * {@link TableLayout#parquetSchema} and the footer carries the same Avro schema parquet-avro wrote, so files read
- * exactly as the ones written through parquet-avro did. Feeds every value to the file's {@link StatsCollector}.
+ * exactly as the ones written through parquet-avro did. Feeds every value to the file's {@link StatsCollector}: long,
+ * int, date and timestamp values in their stored form, unboxed.
  */
 final class VersionWriteSupport extends WriteSupport<Version> {
   /** The footer key parquet-avro's reader takes its record schema from. */
@@ -33,6 +35,12 @@ final class VersionWriteSupport extends WriteSupport<Version> {
   private final boolean[] required;
   private final int[] fixedBytes;
   private final Object[] row;
+  private final long[] longs;
+  private final boolean[] present;
+  private final int keyColumns;
+  private final int attributeColumns;
+  private final int sequenceParts;
+  private final boolean hasVersionId;
   private RecordConsumer out;
 
   VersionWriteSupport(TableLayout layout, StatsCollector stats) {
@@ -44,6 +52,12 @@ final class VersionWriteSupport extends WriteSupport<Version> {
     this.required = new boolean[n];
     this.fixedBytes = new int[n];
     this.row = new Object[n];
+    this.longs = new long[n];
+    this.present = new boolean[n];
+    this.keyColumns = layout.keyColumns.size();
+    this.attributeColumns = layout.attributeColumns.size();
+    this.sequenceParts = layout.validFromColumns.size();
+    this.hasVersionId = layout.versionIdColumn != null;
     for (int i = 0; i < n; i++) {
       ColumnType t = layout.dataColumns.get(i).type();
       names[i] = layout.dataColumns.get(i).name();
@@ -79,33 +93,116 @@ final class VersionWriteSupport extends WriteSupport<Version> {
 
   @Override
   public void write(Version v) {
-    layout.values(v, row, stats);
-    for (int i = 0; i < row.length; i++) {
-      if (row[i] == null && required[i]) {
-        throw TableErrors.badChange(null, "column '" + names[i] + "' is null in the version of key " + v.key()
+    // every value first (a column that cannot hold its value, or a null where one is required, throws before the
+    // row is started), then the row
+    int i = 0;
+    List<Object> key = v.key().values();
+    for (int k = 0; k < keyColumns; k++, i++) {
+      take(i, key.get(k));
+    }
+    List<Object> attributes = v.attributes();
+    for (int a = 0; a < attributeColumns; a++, i++) {
+      take(i, attributes.get(a));
+    }
+    for (int s = 0; s < sequenceParts; s++, i++) {
+      takeSequence(i, v.validFrom().part(s));
+    }
+    for (int s = 0; s < sequenceParts; s++, i++) {
+      if (v.validTo() == null) {
+        takeNull(i);
+      } else {
+        takeSequence(i, v.validTo().part(s));
+      }
+    }
+    if (hasVersionId) {
+      takeLong(i, layout.versionId(v));
+    }
+    for (int c = 0; c < present.length; c++) {
+      if (!present[c] && required[c]) {
+        throw TableErrors.badChange(null, "column '" + names[c] + "' is null in the version of key " + v.key()
             + ", but key, valid-from and version id columns must have a value");
       }
     }
     out.startMessage();
-    for (int i = 0; i < row.length; i++) {
-      Object value = row[i];
-      if (value == null) {
+    for (int c = 0; c < present.length; c++) {
+      if (!present[c]) {
         continue;
       }
-      out.startField(names[i], i);
-      switch (kinds[i]) {
-        case LONG -> out.addLong((Long) value);
-        case INT -> out.addInteger((Integer) value);
-        case DOUBLE -> out.addDouble((Double) value);
-        case BOOLEAN -> out.addBoolean((Boolean) value);
-        case STRING -> out.addBinary(Binary.fromString((String) value));
-        case DATE -> out.addInteger((int) ((LocalDate) value).toEpochDay());
-        case TIMESTAMP -> out.addLong(ColumnValues.epochMicros((Instant) value));
-        case DECIMAL -> out.addBinary(Binary.fromConstantByteArray(fixed((BigDecimal) value, fixedBytes[i])));
+      out.startField(names[c], c);
+      switch (kinds[c]) {
+        case LONG, TIMESTAMP -> out.addLong(longs[c]);
+        case INT, DATE -> out.addInteger((int) longs[c]);
+        case DOUBLE -> out.addDouble((Double) row[c]);
+        case BOOLEAN -> out.addBoolean((Boolean) row[c]);
+        case STRING -> out.addBinary(Binary.fromString((String) row[c]));
+        case DECIMAL -> out.addBinary(Binary.fromConstantByteArray(fixed((BigDecimal) row[c], fixedBytes[c])));
       }
-      out.endField(names[i], i);
+      out.endField(names[c], c);
     }
     out.endMessage();
+  }
+
+  /**
+   * Takes a key or attribute value: long, int, date and timestamp columns as longs (their stored form, no boxing)
+   * when the value already has the column's Java type; anything else through {@link TableLayout#columnValue}.
+   */
+  private void take(int c, Object value) {
+    if (value == null) {
+      takeNull(c);
+      return;
+    }
+    switch (kinds[c]) {
+      case LONG -> {
+        if (value instanceof Long l) {
+          takeLong(c, l);
+          return;
+        }
+      }
+      case TIMESTAMP -> {
+        if (value instanceof Instant t) {
+          takeLong(c, ColumnValues.epochMicros(t));
+          return;
+        }
+      }
+      case STRING -> {
+        if (value instanceof String) {
+          takeObject(c, value);
+          return;
+        }
+      }
+      default -> { }
+    }
+    Object javaValue = layout.columnValue(c, value);
+    switch (kinds[c]) {
+      case LONG -> takeLong(c, (Long) javaValue);
+      case INT -> takeLong(c, (Integer) javaValue);
+      case DATE -> takeLong(c, ((LocalDate) javaValue).toEpochDay());
+      case TIMESTAMP -> takeLong(c, ColumnValues.epochMicros((Instant) javaValue));
+      default -> takeObject(c, javaValue);
+    }
+  }
+
+  /** A sequence part in the stored form of its column: epoch micros, epoch days or the long itself. */
+  private void takeSequence(int c, long part) {
+    takeLong(c, part);
+  }
+
+  private void takeLong(int c, long value) {
+    longs[c] = value;
+    present[c] = true;
+    stats.acceptLong(c, value);
+  }
+
+  private void takeObject(int c, Object value) {
+    row[c] = value;
+    present[c] = true;
+    stats.accept(c, value);
+  }
+
+  private void takeNull(int c) {
+    row[c] = null;
+    present[c] = false;
+    stats.accept(c, null);
   }
 
   /** The unscaled value as a big-endian two's complement of exactly {@code size} bytes (sign-extended). */
