@@ -62,16 +62,19 @@ final class ClosedFileCandidates {
     int hi = st.validFromMax == null ? froms.length : lowerBound(st.validFromMax + 1);
     List<Map.Entry<VersionId, Long>> out = new ArrayList<>();
     for (int i = lo; i < hi; i++) {
-      if (wanted.test(byFrom[i]) && st.mayContainKey(byFrom[i].key())) {
-        long fingerprint = fingerprint(i); // computes the checks too
-        long pos = positions.find(fingerprint, checks[i]);
-        if (pos == ClosedRowPositions.AMBIGUOUS) {
-          return null;
-        }
-        if (pos >= 0) {
-          out.add(Map.entry(byFrom[i], pos));
-        }
+      if (!st.mayContainKey(byFrom[i].key())) {
+        continue;
       }
+      long fingerprint = fingerprint(i); // computes the checks too
+      long pos = positions.find(fingerprint, checks[i]);
+      // asked only on a hit: hashing the identity for the set costs more than the binary search
+      if (pos == ClosedRowPositions.ABSENT || !wanted.test(byFrom[i])) {
+        continue;
+      }
+      if (pos == ClosedRowPositions.AMBIGUOUS) {
+        return null;
+      }
+      out.add(Map.entry(byFrom[i], pos));
     }
     return out;
   }
