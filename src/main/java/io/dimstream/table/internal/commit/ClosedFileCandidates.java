@@ -54,7 +54,7 @@ final class ClosedFileCandidates {
   }
 
   /**
-   * Looks up in a file's row {@code positions} every identity its stats admit and {@code wanted} still accepts;
+   * Looks up in a file's row {@code positions} every identity in its valid_from range that {@code wanted} accepts;
    * returns the rows found (identity, position), or null when one identity's hash matched two rows (read the file).
    */
   List<Map.Entry<VersionId, Long>> find(FileStats st, Predicate<VersionId> wanted, ClosedRowPositions positions) {
@@ -62,9 +62,7 @@ final class ClosedFileCandidates {
     int hi = st.validFromMax == null ? froms.length : lowerBound(st.validFromMax + 1);
     List<Map.Entry<VersionId, Long>> out = new ArrayList<>();
     for (int i = lo; i < hi; i++) {
-      if (!st.mayContainKey(byFrom[i].key())) {
-        continue;
-      }
+      // no key bounds check: comparing key values costs more than the binary search, which is exact
       long fingerprint = fingerprint(i); // computes the checks too
       long pos = positions.find(fingerprint, checks[i]);
       // asked only on a hit: hashing the identity for the set costs more than the binary search
