@@ -145,7 +145,8 @@ public final class MergeOnReadBench {
       samples.computeIfAbsent(changes, c -> new ArrayList<>()).add(new double[] {cpuMs, ms});
       emit("mor", "commit_latency", ms, "ms", params("keys", keys, "changed_versions", changes,
           "cpu_ms", Math.round(cpuMs), "rows_written", r.rowsWritten(), "files_added", r.filesAdded(),
-          "files_removed", r.filesRemoved(), "peak_heap_mb", heap, "floor_ms", Math.round(floorMs),
+          "files_removed", r.filesRemoved(), "peak_heap_mb", heap, "index_bytes", t.positionIndexBytes(),
+          "closed_file_index_bytes", t.closedFileIndexBytes(), "floor_ms", Math.round(floorMs),
           "floor_cpu_ms", Math.round(floorCpuMs), "floor_bytes", floorBytes,
           "wall_vs_floor", Math.round(ms / Math.max(floorMs, 1) * 100) / 100.0,
           "cpu_vs_floor", Math.round(cpuMs / Math.max(floorCpuMs, 1) * 100) / 100.0, "loadavg", loadavg()));

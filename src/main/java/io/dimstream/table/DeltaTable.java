@@ -346,11 +346,18 @@ public final class DeltaTable {
   }
 
   /**
-   * Heap bytes of the position index this instance keeps for merge-on-read commits (identity to file and row of
-   * each current row): 0 before the first merge-on-read commit built it. For sizing the compactor's heap.
+   * Heap bytes of the position index this instance keeps for merge-on-read commits: identity to file and row of
+   * each current row (0 before the first merge-on-read commit built it), plus what it knows of the closed files it
+   * wrote or read (row positions within a budget of a tenth of the heap, at most 256 MiB, Bloom filters beyond). For
+   * sizing the compactor's heap.
    */
   public long positionIndexBytes() {
     return positions.bytes();
+  }
+
+  /** The part of {@link #positionIndexBytes()} that the closed files' row positions and identity filters take. */
+  public long closedFileIndexBytes() {
+    return positions.closedFileBytes();
   }
 
   /** Writes a checkpoint of the latest version now (normally written every {@code delta.checkpointInterval} commits). */

@@ -208,6 +208,37 @@ class MergeOnReadTest {
   }
 
   @Test
+  void shouldMarkOnlyTheLiveRowWhenAClosedVersionIsCorrectedAgain() {
+    DeltaTable table = create(Map.of());
+    List<Version> initial = open(table, 50);
+    List<VersionChange> changes = new ArrayList<>();
+    List<Long> keys = new ArrayList<>();
+    for (long k = 1; k <= 50; k++) {
+      keys.add(k);
+      changes.addAll(change(k, 5));
+    }
+    table.commit(changes, Map.of(), "MERGE");
+    // each correction deletes the row the last one wrote: the older files still hold the identity at a deleted row
+    for (int round = 1; round <= 8; round++) {
+      CommitResult r = table.commit(upserts(version(7, 0, 5L, "fix" + round)), Map.of(), "MERGE");
+      assertThat(r.rowsUpdated()).as("round %d replaces the one live row", round).isEqualTo(1);
+      assertThat(scan(table.latest())).as("round %d", round).filteredOn(v -> v.key().equals(BusinessKey.of(7L)))
+          .hasSize(2);
+    }
+    // a second process knows no positions: it reads the closed files, then corrects through what it learned
+    DeltaTable reopened = DeltaTable.open(dir);
+    for (int round = 9; round <= 10; round++) {
+      CommitResult r = reopened.commit(upserts(version(7, 0, 5L, "fix" + round)), Map.of(), "MERGE");
+      assertThat(r.rowsUpdated()).as("round %d replaces the one live row", round).isEqualTo(1);
+    }
+    List<Version> expected = new ArrayList<>(expectedAfterChange(initial, keys, 5));
+    expected.remove(version(7, 0, 5L, "v7"));
+    expected.add(version(7, 0, 5L, "fix10"));
+    assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
+    assertThat(scan(reopened.latest())).isEqualTo(sorted(expected));
+  }
+
+  @Test
   void shouldFindRowsAfterReopeningThroughARebuiltIndex() {
     DeltaTable table = create(Map.of());
     List<Version> initial = open(table, 300);

@@ -2,11 +2,15 @@ package io.dimstream.table.internal.commit;
 
 import io.dimstream.model.VersionId;
 import io.dimstream.table.internal.files.FileStats;
+import io.dimstream.table.internal.index.ClosedRowPositions;
 import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.IdentityFilter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -19,6 +23,8 @@ final class ClosedFileCandidates {
   private final long[] froms;
   /** {@link IdentityFilter#fingerprint} of each identity, computed on first use. */
   private long[] fingerprints;
+  /** {@link ClosedRowPositions#check} of each identity, computed with the fingerprints. */
+  private int[] checks;
 
   ClosedFileCandidates(Collection<VersionId> ids) {
     byFrom = ids.toArray(VersionId[]::new);
@@ -47,11 +53,38 @@ final class ClosedFileCandidates {
     return false;
   }
 
+  /**
+   * Looks up in a file's row {@code positions} every identity in its valid_from range that {@code wanted} accepts;
+   * returns the rows found (identity, position), or null when one identity's hash matched two rows (read the file).
+   */
+  List<Map.Entry<VersionId, Long>> find(FileStats st, Predicate<VersionId> wanted, ClosedRowPositions positions) {
+    int lo = st.validFromMin == null ? 0 : lowerBound(st.validFromMin);
+    int hi = st.validFromMax == null ? froms.length : lowerBound(st.validFromMax + 1);
+    List<Map.Entry<VersionId, Long>> out = new ArrayList<>();
+    for (int i = lo; i < hi; i++) {
+      // no key bounds check: comparing key values costs more than the binary search, which is exact
+      long fingerprint = fingerprint(i); // computes the checks too
+      long pos = positions.find(fingerprint, checks[i]);
+      // asked only on a hit: hashing the identity for the set costs more than the binary search
+      if (pos == ClosedRowPositions.ABSENT || !wanted.test(byFrom[i])) {
+        continue;
+      }
+      if (pos == ClosedRowPositions.AMBIGUOUS) {
+        return null;
+      }
+      out.add(Map.entry(byFrom[i], pos));
+    }
+    return out;
+  }
+
   private long fingerprint(int i) {
     if (fingerprints == null) {
       fingerprints = new long[byFrom.length];
+      checks = new int[byFrom.length];
       for (int j = 0; j < byFrom.length; j++) {
-        fingerprints[j] = IdentityFilter.fingerprint(IdentityBytes.of(byFrom[j].key(), byFrom[j].validFrom()));
+        byte[] bytes = IdentityBytes.of(byFrom[j].key(), byFrom[j].validFrom());
+        fingerprints[j] = IdentityFilter.fingerprint(bytes);
+        checks[j] = ClosedRowPositions.check(bytes);
       }
     }
     return fingerprints[i];

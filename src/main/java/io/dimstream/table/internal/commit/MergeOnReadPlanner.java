@@ -12,14 +12,16 @@ import io.dimstream.table.internal.files.FileOwner;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
+import io.dimstream.table.internal.dv.DeletionVectorFiles;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import io.dimstream.table.internal.index.ClosedFileFilters;
+import io.dimstream.table.internal.index.ClosedRowPositions;
 import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.IdentityFilter;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Plans one batch of version changes merge-on-read: the new rows go to new files, the rows they replace are marked
  * deleted in deletion vectors of the files that hold them. A current row is found through the position index, a
- * closed one through the files' key and valid_from statistics and a read of only those two columns; no file is
+ * closed one through the row positions this process keeps of the closed files, else the files' key and valid_from
+ * statistics, identity filters and a read of only those two columns; no file is
  * rewritten, so the cost follows the change, not the table.
  */
 public final class MergeOnReadPlanner {
@@ -167,7 +170,7 @@ public final class MergeOnReadPlanner {
       written.add(a);
       if (!current && filters != null) {
         // the next commits would otherwise read this file once to learn its identities
-        filters.put(a, IdentityFilter.ofRows(chunk));
+        filters.put(a, ClosedRowPositions.ofRows(chunk));
       }
       if (current) {
         for (int i = 0; i < chunk.size(); i++) {
@@ -182,13 +185,16 @@ public final class MergeOnReadPlanner {
   }
 
   /**
-   * Finds identities absent from the index in the files outside the current partition whose statistics (and identity
-   * filter, once this process has read the file) admit them, reading only their key and valid_from columns, and marks
-   * the rows found.
+   * Finds identities absent from the index in the files outside the current partition and marks the rows found: in
+   * the row positions this process keeps of a file it wrote or read, else by reading the key and valid_from columns
+   * of the files whose statistics (and identity filter) admit one of them; a file read leaves its positions behind.
    */
   private void resolveClosed(Set<VersionId> unresolved, Set<VersionId> found, DeletionMarks marks) {
     if (filters != null) {
-      filters.retain(state.adds.keySet());
+      // by path: the log keys a file by path and deletion vector, and a new mark leaves the file's identities as they were
+      Set<String> live = new HashSet<>();
+      state.adds.values().forEach(a -> live.add(a.path()));
+      filters.retain(live);
     }
     if (unresolved.isEmpty()) {
       return;
@@ -198,12 +204,22 @@ public final class MergeOnReadPlanner {
       if (layout.isCurrentFile(f)) {
         continue;
       }
-      IdentityFilter filter = filters == null ? null : filters.get(f);
-      if (!candidates.mayHold(stats.get(f, layout), id -> !found.contains(id), filter)) {
-        continue;
+      ClosedRowPositions positions = filters == null ? null : filters.positions(f);
+      if (positions != null) {
+        List<Map.Entry<VersionId, Long>> rows = candidates.find(stats.get(f, layout), id -> !found.contains(id),
+            positions);
+        if (rows != null) {
+          markLive(f, rows, found, marks);
+          continue;
+        }
+        // two rows of the file share one identity's hash: only reading the file tells which
+      } else {
+        IdentityFilter filter = filters == null ? null : filters.get(f);
+        if (!candidates.mayHold(stats.get(f, layout), id -> !found.contains(id), filter)) {
+          continue;
+        }
       }
-      long[] fingerprints = new long[1024];
-      int rows = 0;
+      ClosedRowPositions.Builder learned = filters == null ? null : new ClosedRowPositions.Builder(1024);
       try (DataFiles.RowIterator it = DataFiles.readIdentities(root, f, layout, state.version)) {
         while (it.hasNext()) {
           Version v = it.next();
@@ -211,16 +227,29 @@ public final class MergeOnReadPlanner {
           if (unresolved.contains(id) && found.add(id)) {
             marks.mark(f.path(), it.position());
           }
-          if (filters != null && filter == null) {
-            if (rows == fingerprints.length) {
-              fingerprints = Arrays.copyOf(fingerprints, rows * 2);
-            }
-            fingerprints[rows++] = IdentityFilter.fingerprint(IdentityBytes.of(v.key(), v.validFrom()));
+          if (learned != null) {
+            learned.add(IdentityBytes.of(v.key(), v.validFrom()), it.position());
           }
         }
       }
-      if (filters != null && filter == null) {
-        filters.put(f, IdentityFilter.of(fingerprints, rows, f.deletedRows()));
+      if (learned != null) {
+        filters.put(f, learned.build(f.deletedRows()));
+      }
+    }
+  }
+
+  /** Marks the rows found through a file's positions, except those its deletion vector already deletes. */
+  private void markLive(AddFile f, List<Map.Entry<VersionId, Long>> rows, Set<VersionId> found,
+      DeletionMarks marks) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    // an identity corrected before has a deleted row here and its live row in a newer file
+    RoaringBitmapArray deleted = f.deletionVector() == null ? null : DeletionVectorFiles.read(root,
+        f.deletionVector());
+    for (Map.Entry<VersionId, Long> r : rows) {
+      if ((deleted == null || !deleted.contains(r.getValue())) && found.add(r.getKey())) {
+        marks.mark(f.path(), r.getValue());
       }
     }
   }

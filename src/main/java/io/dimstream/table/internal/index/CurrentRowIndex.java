@@ -86,9 +86,14 @@ public final class CurrentRowIndex {
     newest = committedVersion;
   }
 
-  /** Heap bytes of the index (0 before it is built). */
+  /** Heap bytes of the index (0 before it is built) and of what it knows of the closed files. */
   public synchronized long bytes() {
-    return index == null ? 0 : index.bytes();
+    return (index == null ? 0 : index.bytes()) + closedFilters.bytes();
+  }
+
+  /** Heap bytes of the closed files' row positions and identity filters alone. */
+  public synchronized long closedFileBytes() {
+    return closedFilters.bytes();
   }
 
   /** Forgets the index (a commit failed halfway through updating it). */

@@ -14,7 +14,7 @@ import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.index.IdentityBytes;
-import io.dimstream.table.internal.index.IdentityFilter;
+import io.dimstream.table.internal.index.ClosedRowPositions;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
 import io.dimstream.table.FileOwners;
@@ -235,7 +235,7 @@ public final class DeletionVectorCompaction {
       added.add(a);
       if (!isCurrent) {
         // the next commits would otherwise read this file once to learn its identities
-        index.closedFilters().put(a, IdentityFilter.ofRows(chunk));
+        index.closedFilters().put(a, ClosedRowPositions.ofRows(chunk));
       }
       if (ids != null) {
         for (int i = 0; i < chunk.size(); i++) {
