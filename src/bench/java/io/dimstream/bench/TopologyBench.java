@@ -12,6 +12,7 @@ import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
+import io.dimstream.service.CommitInterval;
 import io.dimstream.service.DimensionService;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
@@ -136,9 +137,18 @@ public final class TopologyBench {
     return m;
   }
 
-  /** The commit interval both apps run with: the property's, else {@link DimensionService#COMMIT_INTERVAL_MS}. */
+  /**
+   * The baseline's commit interval: the property's, else the service's for one transaction per change
+   * ({@link CommitInterval#KEYED_MS}; the baseline, like the keyed topology, has one hop).
+   */
   static long commitIntervalMs() {
-    return Long.getLong(COMMIT_INTERVAL_PROPERTY, DimensionService.COMMIT_INTERVAL_MS);
+    return Long.getLong(COMMIT_INTERVAL_PROPERTY, CommitInterval.KEYED_MS);
+  }
+
+  /** dimstream's commit interval: the property's, else the service's default for the topology's shape. */
+  static long commitIntervalMs(boolean keyed) {
+    return Long.getLong(COMMIT_INTERVAL_PROPERTY,
+        keyed ? CommitInterval.KEYED_MS : CommitInterval.REPARTITIONED_MS);
   }
 
   /** A generated stream with the record keys a keyed CDC topic would carry (the business key). */
@@ -222,7 +232,7 @@ public final class TopologyBench {
       double toTable = measured * 1e9 / (tableDone - sent.startNanos());
       Map<String, Object> p = params("app", "dimstream", "run", run, "events", measured, "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", partitions, "instances", services.size(), "eos",
-          "exactly_once_v2", "compaction_interval_ms", 1000, "commit_interval_ms", commitIntervalMs(),
+          "exactly_once_v2", "compaction_interval_ms", 1000, "commit_interval_ms", commitIntervalMs(keyed),
           "produced_events_per_s", Math.round(sent.perSecond()), "keyed", keyed, "primer_events", primer);
       if (rate == 0 && figures) {
         emit("topology", "events_per_s_changes_to_versions", toVersions, "events/s", p);

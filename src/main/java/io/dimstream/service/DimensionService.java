@@ -41,14 +41,6 @@ import org.slf4j.LoggerFactory;
  * Wiring only: every part lives in its own package.
  */
 public final class DimensionService implements AutoCloseable {
-  /**
-   * Kafka Streams' {@code commit.interval.ms} unless {@code service.kafka} sets it. Under exactly-once a record is
-   * visible downstream only once its transaction commits, and a change crosses two transactions (changes →
-   * repartition → versions), so this bounds the latency from below: about one interval on average, two at worst.
-   * 100 ms rather than Kafka's 30 s or our former 200 ms: at 2k events/s the shorter interval cost no measurable CPU
-   * per event (docs/PERFORMANCE.md) and halves that floor.
-   */
-  public static final long COMMIT_INTERVAL_MS = 100;
 
   private static final Logger LOG = LoggerFactory.getLogger(DimensionService.class);
 
@@ -127,7 +119,7 @@ public final class DimensionService implements AutoCloseable {
     // records are rejected as wrong-partition instead of being applied by a task that lacks their history
     props.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, Integer.toString(topics.changesPartitions()));
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
-    props.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(COMMIT_INTERVAL_MS));
+    CommitInterval.applyDefault(props, spec);
     ProducerLinger.applyDefault(props);
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.
