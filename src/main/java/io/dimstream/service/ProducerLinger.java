@@ -7,7 +7,7 @@ import org.apache.kafka.streams.StreamsConfig;
 /** The service's default {@code linger.ms} for the topology's producers, unless the user set one. */
 public final class ProducerLinger {
   /**
-   * Kafka Streams sets its producers' {@code linger.ms} to 100 ms, as long as the service's commit interval: under
+   * Kafka Streams sets its producers' {@code linger.ms} to 100 ms, as long as the keyed topology's commit interval: under
    * exactly-once the records of an interval then leave only when the commit flushes them, and every commit first
    * sends and waits for a whole interval's records before it can end the transaction, time that every record's
    * produce → versions latency pays. At 5 ms the records are on the broker while the interval runs and the commit
