@@ -1,9 +1,9 @@
 package io.dimstream.cli;
 
+import io.dimstream.service.BlankLines;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -58,7 +58,7 @@ final class ByteLines implements InputFiles.LineReader {
           return null; // end of file right after a line end
         }
         number++;
-        if (!isBlank()) {
+        if (!BlankLines.isBlank(line, 0, length)) {
           return new InputFiles.Line(number, Arrays.copyOf(line, length));
         }
       }
@@ -86,20 +86,6 @@ final class ByteLines implements InputFiles.LineReader {
       line = Arrays.copyOf(line, line.length * 2);
     }
     line[length++] = b;
-  }
-
-  /** Blank as {@link String#isBlank} says of the decoded line; decoded only when it holds non-ASCII bytes. */
-  private boolean isBlank() {
-    boolean nonAscii = false;
-    for (int i = 0; i < length; i++) {
-      byte b = line[i];
-      if (b < 0) {
-        nonAscii = true;
-      } else if (!(b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F))) {
-        return false;
-      }
-    }
-    return !nonAscii || new String(line, 0, length, StandardCharsets.UTF_8).isBlank();
   }
 
   @Override

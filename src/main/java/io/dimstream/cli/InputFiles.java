@@ -7,6 +7,7 @@ import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.InputFormat;
+import io.dimstream.service.BlankLines;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,7 +68,7 @@ final class InputFiles {
           } else if (b < 0) {
             other = true;
             nonAscii.write(b);
-          } else if (!isAsciiWhitespace(b)) {
+          } else if (!BlankLines.isAsciiWhitespace(b)) {
             text = true;
           }
         }
@@ -79,11 +80,6 @@ final class InputFiles {
 
   private static boolean counts(boolean text, boolean other, java.io.ByteArrayOutputStream nonAscii) {
     return text || (other && !nonAscii.toString(StandardCharsets.UTF_8).isBlank());
-  }
-
-  /** The ASCII characters {@link Character#isWhitespace} takes as whitespace. */
-  private static boolean isAsciiWhitespace(byte b) {
-    return b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F);
   }
 
   static boolean isCsv(Path file) {

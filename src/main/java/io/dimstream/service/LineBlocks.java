@@ -3,7 +3,6 @@ package io.dimstream.service;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,7 +51,7 @@ final class LineBlocks implements Iterator<LineBlocks.Block>, AutoCloseable {
     }
 
     private void add(List<Backfill.Input> out, int from, int to, long number) {
-      if (!isBlank(bytes, from, to)) {
+      if (!BlankLines.isBlank(bytes, from, to)) {
         out.add(new Backfill.Input(number, Arrays.copyOfRange(bytes, from, to)));
       }
     }
@@ -172,20 +171,6 @@ final class LineBlocks implements Iterator<LineBlocks.Block>, AutoCloseable {
       }
     }
     return pending ? lines + 1 : lines;
-  }
-
-  /** Blank as {@link String#isBlank} says of the decoded line; decoded only when it holds non-ASCII bytes. */
-  static boolean isBlank(byte[] bytes, int from, int to) {
-    boolean nonAscii = false;
-    for (int i = from; i < to; i++) {
-      byte b = bytes[i];
-      if (b < 0) {
-        nonAscii = true;
-      } else if (!(b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F))) {
-        return false;
-      }
-    }
-    return !nonAscii || new String(bytes, from, to - from, StandardCharsets.UTF_8).isBlank();
   }
 
   @Override
