@@ -227,7 +227,7 @@ public final class AvroChangeDecoder implements ChangeDecoder {
       case LONG:
         return switch (logicalName) {
           case "timestamp-millis", "local-timestamp-millis" -> in -> Instant.ofEpochMilli(in.readLong());
-          case "timestamp-micros", "local-timestamp-micros" -> in -> micros(in.readLong());
+          case "timestamp-micros", "local-timestamp-micros" -> in -> ColumnValues.fromEpochMicros(in.readLong());
           case "timestamp-nanos", "local-timestamp-nanos" -> in -> nanos(in.readLong());
           default -> AvroCursor::readLong;
         };
@@ -332,10 +332,6 @@ public final class AvroChangeDecoder implements ChangeDecoder {
         }
       }
     }
-  }
-
-  private static Instant micros(long v) {
-    return Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000L);
   }
 
   private static Instant nanos(long v) {

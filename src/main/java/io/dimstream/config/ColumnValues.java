@@ -20,9 +20,9 @@ import java.time.temporal.ChronoUnit;
 public final class ColumnValues {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   /** The earliest timestamp a column holds: timestamps are stored as epoch microseconds in a long. */
-  public static final Instant MIN_TIMESTAMP = micros(Long.MIN_VALUE);
+  public static final Instant MIN_TIMESTAMP = fromEpochMicros(Long.MIN_VALUE);
   /** The latest timestamp a column holds. */
-  public static final Instant MAX_TIMESTAMP = micros(Long.MAX_VALUE);
+  public static final Instant MAX_TIMESTAMP = fromEpochMicros(Long.MAX_VALUE);
   /** The earliest date a column holds: dates are stored as epoch days in an int (Parquet, Delta, Avro). */
   public static final LocalDate MIN_DATE = LocalDate.ofEpochDay(Integer.MIN_VALUE);
   /** The latest date a column holds. */
@@ -303,7 +303,8 @@ public final class ColumnValues {
     return new IllegalArgumentException(what + " is outside the range of " + kind + " a column holds: " + range);
   }
 
-  private static Instant micros(long v) {
+  /** The instant {@code v} microseconds after the epoch: the inverse of {@link #epochMicros}. */
+  public static Instant fromEpochMicros(long v) {
     return Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000L);
   }
 

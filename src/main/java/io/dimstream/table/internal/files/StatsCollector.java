@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
+import io.dimstream.config.ColumnValues;
 import io.dimstream.table.internal.actions.ActionCodec;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -129,7 +130,7 @@ public final class StatsCollector {
       case LONG -> v;
       case INT -> (int) v;
       case DATE -> java.time.LocalDate.ofEpochDay(v);
-      case TIMESTAMP -> Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000L);
+      case TIMESTAMP -> ColumnValues.fromEpochMicros(v);
       default -> throw new IllegalStateException(kind + " values are not stored as longs");
     };
   }
