@@ -256,7 +256,7 @@ public final class TableLayout {
       put(row, i, value, stats);
     }
     if (versionIdColumn != null) {
-      put(row, i, versionIds.of(normalizeKey(v.key()), v.validFrom()), stats);
+      put(row, i, versionId(v), stats);
     }
   }
 
