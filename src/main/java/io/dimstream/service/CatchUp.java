@@ -29,6 +29,16 @@ public final class CatchUp {
    */
   public static boolean streamsCaughtUp(Map<String, Object> kafka, DimensionSpec spec, String applicationId) {
     try (Admin admin = Admin.create(new HashMap<>(kafka))) {
+      return streamsCaughtUp(admin, spec, applicationId);
+    }
+  }
+
+  /**
+   * As {@link #streamsCaughtUp(Map, DimensionSpec, String)} with the caller's admin client, for a caller that polls
+   * often: a new client per check costs the broker a connection and its metadata requests each time.
+   */
+  public static boolean streamsCaughtUp(Admin admin, DimensionSpec spec, String applicationId) {
+    try {
       Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
           .partitionsToOffsetAndMetadata().get();
       String repartition = applicationId + "-" + DimensionTopology.repartitionName(spec) + "-repartition";
