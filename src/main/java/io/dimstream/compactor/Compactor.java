@@ -148,6 +148,7 @@ public final class Compactor implements Runnable, AutoCloseable {
         seekToTableOffsets(c, partitions);
       }
       long batchStarted = clock.millis();
+      CompactionSchedule compactions = new CompactionSchedule(clock);
       while (running.get()) {
         ConsumerRecords<byte[], byte[]> records;
         try {
@@ -162,11 +163,15 @@ public final class Compactor implements Runnable, AutoCloseable {
         if (!batch.isEmpty() && (due || batch.records() >= maxRecords)) {
           renew(lease);
           commit(c, batch);
-          maintain();
+          compactions.committed();
           batchStarted = clock.millis();
         } else if (due) {
           renew(lease);
           batchStarted = clock.millis();
+        }
+        if (compactions.due(records.isEmpty() && batch.isEmpty())) {
+          maintain();
+          compactions.ran();
         }
         // end offsets cost a broker round trip: under load once per interval, when idle at once, so that
         // isCaughtUp turns true as soon as the last record is in the table

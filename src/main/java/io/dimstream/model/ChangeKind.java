@@ -20,7 +20,20 @@ public enum ChangeKind {
     return wire;
   }
 
+  /**
+   * The kind a wire name stands for, in any letter case.
+   *
+   * @throws IllegalArgumentException when {@code s} names no kind
+   */
   public static ChangeKind fromWire(String s) {
+    // the compactor decodes one per version record: the wire's own names without upper-casing a copy first
+    for (ChangeKind k : KINDS) {
+      if (k.wire.equals(s)) {
+        return k;
+      }
+    }
     return valueOf(s.toUpperCase(Locale.ROOT));
   }
+
+  private static final ChangeKind[] KINDS = values();
 }

@@ -54,7 +54,7 @@ public final class TableSinkAdapter implements TableSink {
   @Override
   public String commit(List<VersionChange> changes, Map<String, Long> txns, Map<VersionId, Integer> partitions,
       Set<Integer> owned, boolean ownsAll) {
-    return commit(changes, txns, new FileOwners(partitions, owned, ownsAll));
+    return commit(changes, txns, FileOwners.of(partitions, owned, ownsAll));
   }
 
   private String commit(List<VersionChange> changes, Map<String, Long> txns, FileOwners owners) {

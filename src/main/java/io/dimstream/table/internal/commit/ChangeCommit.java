@@ -115,10 +115,10 @@ public final class ChangeCommit {
     }
     Set<String> touched = new HashSet<>();
     plan.removed().forEach(f -> touched.add(f.path()));
-    Set<Integer> mine = new HashSet<>(owners.partitions().values());
+    Set<Integer> mine = owners.sources();
     // rows another writer adds for an owner this commit writes (or unowned rows) may be keys of this commit
     ConcurrentCommits rule = new ConcurrentCommits(touched, markers.keySet(),
-        owner -> owner < 0 || mine.contains(owner) || owners.partitions().isEmpty());
+        owner -> owner < 0 || mine.contains(owner) || mine.isEmpty());
     TableState[] after = new TableState[1];
     CommitResult result = write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),
         after, rule);

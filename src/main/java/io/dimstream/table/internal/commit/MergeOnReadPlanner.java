@@ -145,7 +145,7 @@ public final class MergeOnReadPlanner {
   private long writeByOwner(List<Version> rows, boolean current, FileOwners owners) {
     Map<Integer, List<Version>> byOwner = new TreeMap<>();
     for (Version v : rows) {
-      byOwner.computeIfAbsent(owners.partitions().getOrDefault(VersionId.of(v), -1), p -> new ArrayList<>()).add(v);
+      byOwner.computeIfAbsent(owners.partitionOf(VersionId.of(v)), p -> new ArrayList<>()).add(v);
     }
     long out = 0;
     for (Map.Entry<Integer, List<Version>> e : byOwner.entrySet()) {
