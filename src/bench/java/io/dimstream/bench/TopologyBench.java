@@ -67,7 +67,7 @@ public final class TopologyBench {
     // -Dtopology.runs=unpaced,paced2000 runs a subset (for a quick comparison of two builds)
     // quick mode (bench/run --quick, under 5 minutes in all) pairs keyed and baseline with 2k events/s only
     String all = quick ? "unpaced,unpaced-keyed,scale,paced1000,paced2000,paced2000-keyed,paced5000"
-        : "unpaced,unpaced-keyed,scale,paced1000,paced1000-keyed,paced2000,paced2000-keyed,paced5000,paced5000-keyed";
+        : "unpaced,unpaced-keyed,unpaced-records,scale,paced1000,paced1000-keyed,paced2000,paced2000-keyed,paced5000,paced5000-keyed";
     List<String> runs = List.of(System.getProperty("topology.runs", all).split(","));
 
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
@@ -97,6 +97,16 @@ public final class TopologyBench {
           if (dim > 0) {
             emit("topology", "ratio_keyed_to_repartitioned", keyed / dim, "x", params("events", unpacedEvents,
                 "keys", keys));
+          }
+          if (runs.contains("unpaced-records")) {
+            // the baseline writing as many records per change as dimstream's topic format asks for
+            double records = baseline(work, broker, "unpaced-records", unpaced, 0, true);
+            emit("topology", "ratio_records_baseline_to_baseline", records / base, "x", params("events",
+                unpacedEvents, "keys", keys, "baseline_events_per_s", Math.round(base),
+                "records_baseline_events_per_s", Math.round(records)));
+            emit("topology", "ratio_dimstream_to_records_baseline", keyed / records, "x", params("events",
+                unpacedEvents, "keys", keys, "keyed", true, "dimstream_events_per_s", Math.round(keyed),
+                "records_baseline_events_per_s", Math.round(records)));
           }
         }
       }
@@ -230,6 +240,7 @@ public final class TopologyBench {
       Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
       Map<Long, ThreadCpu.Sample> cpuAll = ThreadCpu.all();
       Map<String, Long> requests = BrokerRequests.read();
+      double sentBefore = recordsSent(services.stream().map(DimensionService::streams).toList());
       Load.Sent sent = Load.send(service.kafka(), spec.topics().changes(),
           recordKeys.subList(primer, recordKeys.size()), in.values().subList(primer, in.values().size()), rate);
       long[] done = awaitDone(services, spec, name, versions, true);
@@ -252,6 +263,7 @@ public final class TopologyBench {
       }
       latency("dimstream", LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
       commitLatency("dimstream", services.stream().map(DimensionService::streams).toList(), p);
+      recordsSent("dimstream", services.stream().map(DimensionService::streams).toList(), sentBefore, measured, p);
       cpu("dimstream_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
       cpu("dimstream_compactor", ThreadCpu.since(cpuCompactor, compactorThread), measured, p);
       cpu("dimstream_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
@@ -372,23 +384,39 @@ public final class TopologyBench {
 
   private static double baseline(Path work, EmbeddedKafkaBroker broker, String run, Input in, long rate)
       throws Exception {
+    return baseline(work, broker, run, in, rate, false);
+  }
+
+  /**
+   * The baseline app over one input; with {@code closeOuts} it also writes each key's previous value to a second
+   * topic (see {@link BaselineStreamsApp}), and its figures are named {@code baseline_records}.
+   */
+  private static double baseline(Path work, EmbeddedKafkaBroker broker, String run, Input in, long rate,
+      boolean closeOuts) throws Exception {
     String topic = "baseline-" + run + ".changes";
     String out = "baseline-" + run + ".out";
+    String closeOutTopic = closeOuts ? "baseline-" + run + ".close-outs" : null;
+    String app = closeOuts ? "baseline_records" : "baseline";
     Map<String, Object> kafka = broker.clientProperties();
     try (Admin admin = Admin.create(kafka)) {
       // the same shape as the service's changes topic: one partition, replication 1
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1), new NewTopic(out, 1, (short) 1))).all().get();
+      List<NewTopic> topics = new java.util.ArrayList<>(List.of(new NewTopic(topic, 1, (short) 1),
+          new NewTopic(out, 1, (short) 1)));
+      if (closeOuts) {
+        topics.add(new NewTopic(closeOutTopic, 1, (short) 1));
+      }
+      admin.createTopics(topics).all().get();
     } catch (java.util.concurrent.ExecutionException e) {
       // the admin client retries a request the broker was slow to answer; its first attempt may have created them
       if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
         throw e;
       }
     }
-    try (BaselineStreamsApp app = BaselineStreamsApp.start(kafka, "baseline-" + run, topic, out,
+    try (BaselineStreamsApp base = BaselineStreamsApp.start(kafka, "baseline-" + run, topic, out, closeOutTopic,
         work.resolve("baseline-" + run + "-state"));
         OutputWatcher watcher = OutputWatcher.start(kafka, out)) {
       String streamThreads = "baseline-" + run + "-";
-      awaitActive("baseline " + run, List.of(app.streams()));
+      awaitActive("baseline " + run, List.of(base.streams()));
       // as for dimstream: a paced run's first second is a primer, waited for and not counted
       int primer = rate > 0 ? (int) Math.min(rate, in.values().size() / 5) : 0;
       if (primer > 0) {
@@ -401,6 +429,7 @@ public final class TopologyBench {
       Map<Long, Long> cpuBroker = ThreadCpu.read(BROKER_THREADS);
       Map<Long, ThreadCpu.Sample> cpuAll = ThreadCpu.all();
       Map<String, Long> requests = BrokerRequests.read();
+      double sentBefore = recordsSent(List.of(base.streams()));
       Load.Sent sent = Load.send(kafka, topic, in.recordKeys().subList(primer, in.values().size()),
           in.values().subList(primer, in.values().size()), rate);
       awaitCount(watcher, in.values().size(), "baseline " + run);
@@ -411,20 +440,46 @@ public final class TopologyBench {
       if (figures && rate > 0) {
         LatencyTrace.print("baseline-" + run, producedAt, inOrder, 100);
       }
-      Map<String, Object> p = params("app", "baseline", "run", run, "events", measured, "keys",
+      Map<String, Object> p = params("app", app, "run", run, "events", measured, "keys",
           in.keys(), "paced_events_per_s", rate, "partitions", 1, "eos", "exactly_once_v2",
           "commit_interval_ms", commitIntervalMs(), "produced_events_per_s", Math.round(sent.perSecond()),
-          "per_record", "rocksdb get+put, one record out", "primer_events", primer);
+          "per_record", closeOuts ? "rocksdb get+put, the record out and the previous value out"
+              : "rocksdb get+put, one record out", "primer_events", primer);
       if (rate == 0 && figures) {
         emit("topology", "events_per_s_changes_to_output", perSecond, "events/s", p);
       }
-      latency("baseline", LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
-      commitLatency("baseline", List.of(app.streams()), p);
-      cpu("baseline_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
-      cpu("baseline_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
-      threadGroups("baseline", run, ThreadCpu.byGroup(cpuAll), measured);
-      brokerRequests("baseline", run, BrokerRequests.since(requests), measured);
+      recordsSent(app, List.of(base.streams()), sentBefore, measured, p);
+      latency(app, LatencyTrace.since(producedAt, inOrder, measuredFromMillis), p);
+      commitLatency(app, List.of(base.streams()), p);
+      cpu(app + "_streams", ThreadCpu.since(cpuStreams, streamThreads), measured, p);
+      cpu(app + "_broker", ThreadCpu.since(cpuBroker, BROKER_THREADS), measured, p);
+      threadGroups(app, run, ThreadCpu.byGroup(cpuAll), measured);
+      brokerRequests(app, run, BrokerRequests.since(requests), measured);
       return perSecond;
+    }
+  }
+
+  /** Records the apps' producers have sent so far (Streams' producer metric {@code record-send-total}). */
+  private static double recordsSent(List<KafkaStreams> apps) {
+    double sent = 0;
+    for (KafkaStreams app : apps) {
+      for (var e : app.metrics().entrySet()) {
+        if (e.getKey().name().equals("record-send-total") && e.getKey().group().equals("producer-metrics")) {
+          sent += ((Number) e.getValue().metricValue()).doubleValue();
+        }
+      }
+    }
+    return sent;
+  }
+
+  /**
+   * Kafka records the app wrote per change event over the run (changelog, repartition, output records): the work
+   * its broker and producer do per change grows with it, whatever the app computes.
+   */
+  private static void recordsSent(String app, List<KafkaStreams> apps, double before, int events,
+      Map<String, Object> p) {
+    if (figures) {
+      emit("topology", "records_written_per_change_" + app, (recordsSent(apps) - before) / events, "records", p);
     }
   }
 
