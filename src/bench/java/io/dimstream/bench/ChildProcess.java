@@ -16,10 +16,14 @@ import java.util.regex.Pattern;
 final class ChildProcess {
   private static final Pattern GC_HEAP = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
+  /** Runs its arguments, then writes bash's {@code times} (the children's CPU) to the file $DIMSTREAM_BENCH_TIMES. */
+  private static final String TIMED = "\"$@\"; rc=$?; times > \"$DIMSTREAM_BENCH_TIMES\"; exit $rc";
+
   private ChildProcess() {}
 
-  /** What the child took. */
-  record Measured(int exitCode, double wallSeconds, long peakRssMb, long peakHeapMb, long gcPauses) {}
+  /** What the child took; {@code cpuSeconds} (user + system) is -1 when not measured. */
+  record Measured(int exitCode, double wallSeconds, long peakRssMb, long peakHeapMb, long gcPauses,
+      double cpuSeconds) {}
 
   /** Runs {@code mainClass args} with {@code heap} (e.g. "8g"); its stdout/stderr go to {@code log}. */
   static Measured run(Path work, String name, String heap, List<String> jvmArgs, String mainClass,
@@ -36,11 +40,65 @@ final class ChildProcess {
     }
     cmd.add(mainClass);
     cmd.addAll(args);
+    Path times = work.resolve(name + "-times.txt");
+    Files.deleteIfExists(times);
+    List<String> timed = new ArrayList<>(List.of("bash", "-c", TIMED, "java"));
+    timed.addAll(cmd);
+    ProcessBuilder pb = new ProcessBuilder(timed);
+    pb.environment().put("DIMSTREAM_BENCH_TIMES", times.toString());
+    return measure(pb, log, gcLog, times);
+  }
+
+  /**
+   * Runs the {@code ./dimstream} launcher of the working directory with {@code args}, as a user runs it: the
+   * launcher's own JVM options and class-data-sharing archive (kept in {@code cdsDir}), plus {@code -Xmx heap},
+   * the GC log and the bench's logging through {@code DIMSTREAM_JAVA_OPTS}. CPU is the launcher's and its
+   * children's user + system time, from bash's {@code times}.
+   */
+  static Measured runLauncher(Path work, String name, String heap, Path cdsDir, List<String> args)
+      throws IOException, InterruptedException {
+    Path gcLog = work.resolve(name + "-gc.log");
+    Path log = work.resolve(name + ".log");
+    Path times = work.resolve(name + "-times.txt");
+    String opts = "-Xmx" + heap + " -Xlog:gc:file=" + gcLog
+        + " -Dlogback.configurationFile=src/bench/resources/logback-bench.xml";
+    String jfrDir = System.getenv("BENCH_JFR_DIR");
+    if (jfrDir != null && !jfrDir.isBlank()) {
+      opts += " -XX:StartFlightRecording=settings=profile,filename=" + Path.of(jfrDir, name + ".jfr").toAbsolutePath();
+    }
+    List<String> cmd = new ArrayList<>(List.of("bash", "-c", TIMED, "dimstream", "./dimstream"));
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("DIMSTREAM_JAVA_OPTS", opts);
+    pb.environment().put("DIMSTREAM_CDS_DIR", cdsDir.toAbsolutePath().toString());
+    pb.environment().put("DIMSTREAM_BENCH_TIMES", times.toString());
+    Files.deleteIfExists(times);
+    return measure(pb, log, gcLog, times);
+  }
+
+  /** Builds the launcher's jar if it is stale, outside any measurement (no archive is made). */
+  static void prepareLauncher(Path work) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder("./dimstream", "--version").redirectErrorStream(true)
+        .redirectOutput(work.resolve("launcher-build.log").toFile());
+    pb.environment().put("DIMSTREAM_CDS", "off");
+    int code = pb.start().waitFor();
+    if (code != 0) {
+      throw new IllegalStateException("./dimstream --version exited " + code + "; see "
+          + work.resolve("launcher-build.log"));
+    }
+  }
+
+  private static Measured measure(ProcessBuilder pb, Path log, Path gcLog, Path times)
+      throws IOException, InterruptedException {
     long start = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
     long peakRssKb = 0;
     while (!p.waitFor(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      // the launcher's first run keeps bash as the parent of the JVM: the JVM is a descendant
       peakRssKb = Math.max(peakRssKb, vmHwmKb(p.pid()));
+      for (ProcessHandle d : p.descendants().toList()) {
+        peakRssKb = Math.max(peakRssKb, vmHwmKb(d.pid()));
+      }
     }
     double wall = (System.nanoTime() - start) / 1e9;
     long peakHeap = 0;
@@ -54,7 +112,25 @@ final class ChildProcess {
         }
       }
     }
-    return new Measured(p.exitValue(), wall, peakRssKb / 1024, peakHeap, pauses);
+    return new Measured(p.exitValue(), wall, peakRssKb / 1024, peakHeap, pauses,
+        times == null ? -1 : childrenCpuSeconds(times));
+  }
+
+  /** The children's user + system seconds from bash's {@code times} (its second line: {@code 0m19.2s 0m2.3s}). */
+  private static double childrenCpuSeconds(Path times) throws IOException {
+    if (!Files.exists(times)) {
+      return -1;
+    }
+    List<String> lines = Files.readAllLines(times);
+    if (lines.size() < 2) {
+      return -1;
+    }
+    double sum = 0;
+    Matcher m = Pattern.compile("(\\d+)m([\\d.]+)s").matcher(lines.get(1));
+    while (m.find()) {
+      sum += Long.parseLong(m.group(1)) * 60 + Double.parseDouble(m.group(2));
+    }
+    return sum;
   }
 
   /** The classpath bench/run built (BENCH_CP), else this JVM's. */

@@ -49,11 +49,13 @@ final class BackfillCommand implements Callable<Integer> {
     Backfill backfill = new Backfill(spec);
     Backfill.Loaded r;
     try (Progress progress = Progress.onStderr("records", -1)) {
-      countInBackground(progress);
       if (!InputFiles.isCsv(input) && spec.inputFormat() != InputFormat.AVRO) {
-        // JSON lines pass to the decoder byte for byte: read in blocks, split into lines on the decoding threads
+        // JSON lines pass to the decoder byte for byte: read in blocks, split into lines on the decoding threads;
+        // progress goes by the bytes read, as counting the records first takes a second read of the file
+        progress.bytes(Files.size(input));
         r = backfill.loadJsonLines(input, dlq, table, progress::step);
       } else {
+        countInBackground(progress);
         try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec)) {
           r = backfill.load(withProgress(lines, progress), input.toString(), dlq, table);
         }

@@ -17,6 +17,8 @@ final class Progress implements AutoCloseable {
   private final boolean terminal;
   private final long started = System.nanoTime();
   private long done;
+  private long bytesTotal = -1;
+  private long bytesDone;
   private long lastDrawn = started; // first draw after one interval: short runs print only the final line
 
   /** @param total the expected count, or -1 when unknown (no ETA then) */
@@ -34,6 +36,20 @@ final class Progress implements AutoCloseable {
   /** Sets the expected count once it is known (counted beside the work, so that the work need not wait for it). */
   void total(long expected) {
     this.total = expected;
+  }
+
+  /**
+   * Measures progress by the bytes of a file read rather than by a count of its records, which would take a second
+   * read of the file: the bar and the ETA follow {@code bytesDone} of {@code bytesTotal}; records are still counted.
+   */
+  void bytes(long bytesTotal) {
+    this.bytesTotal = bytesTotal;
+  }
+
+  /** {@code n} more records done, and {@code bytesRead} bytes of the file (see {@link #bytes}) read so far. */
+  void step(long n, long bytesRead) {
+    bytesDone = bytesRead;
+    step(n);
   }
 
   void step(long n) {
@@ -62,12 +78,24 @@ final class Progress implements AutoCloseable {
       int filled = (int) Math.min(width, width * done / total);
       line.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
       line.append(String.format(Locale.ROOT, "%,d/%,d %s", done, total, what));
+    } else if (bytesTotal > 0) {
+      int width = 30;
+      int filled = (int) Math.min(width, width * bytesDone / bytesTotal);
+      line.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
+      line.append(String.format(Locale.ROOT, "%,d %s, %,d/%,d MB read", done, what, bytesDone >> 20,
+          bytesTotal >> 20));
     } else {
       line.append(String.format(Locale.ROOT, "%,d %s", done, what));
     }
     line.append(String.format(Locale.ROOT, "  %,.0f/s", rate));
+    long etaSecs = -1;
     if (total > 0 && !last && rate > 0) {
-      long etaSecs = (long) Math.ceil((total - done) / rate);
+      etaSecs = (long) Math.ceil((total - done) / rate);
+    } else if (total <= 0 && bytesTotal > 0 && bytesDone > 0 && !last) {
+      double secs = (System.nanoTime() - started) / 1e9;
+      etaSecs = (long) Math.ceil(secs * (bytesTotal - bytesDone) / bytesDone);
+    }
+    if (etaSecs >= 0) {
       line.append(String.format(Locale.ROOT, "  ETA %d:%02d", etaSecs / 60, etaSecs % 60));
     }
     if (last) {

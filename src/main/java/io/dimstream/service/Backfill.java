@@ -119,22 +119,30 @@ public final class Backfill {
    * {@code \n}, {@code \r} or {@code \r\n}) in blocks of whole lines: the lines are split on the decoding threads,
    * so that no single thread handles every line.
    *
-   * @param progress told, on the calling thread and in input order, how many records each decoded block held
+   * @param progress told, on the calling thread and in input order, how many records each decoded block held and
+   *                 how many bytes of the file had been read by then (the file's size once the last block is told)
    * @throws java.io.UncheckedIOException when the file cannot be read
    */
-  public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, LongConsumer progress) throws IOException {
+  public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, ReadProgress progress) throws IOException {
     BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
     try (LineBlocks blocks = new LineBlocks(file)) {
       Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
         bulk.write(bucket, rows);
         versions.addAndGet(rows.size());
-      }, defaultBudget(), progress);
+      }, defaultBudget(), n -> progress.read(n, blocks.bytesRead()));
       return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
       throw e;
     }
+  }
+
+  /** Told of a backfill's progress through its input file; no second read of the file is needed for a total. */
+  @FunctionalInterface
+  public interface ReadProgress {
+    /** {@code records} more records were decoded; {@code bytesRead} bytes of the file have been read so far. */
+    void read(long records, long bytesRead);
   }
 
   /**

@@ -71,13 +71,17 @@ class BackfillLoadTest {
       }
     }
 
-    long[] progress = {0};
+    long[] progress = {0, 0};
     Backfill.Loaded blocks = new Backfill(spec).loadJsonLines(file, dir.resolve("dlq-blocks.jsonl"),
-        dir.resolve("blocks"), n -> progress[0] += n);
+        dir.resolve("blocks"), (n, bytes) -> {
+          progress[0] += n;
+          progress[1] = bytes;
+        });
     Backfill.Loaded oneByOne = new Backfill(spec).load(inputs.iterator(), file.toString(),
         dir.resolve("dlq-records.jsonl"), dir.resolve("records"));
 
     assertThat(blocks.read()).isEqualTo(30_001).isEqualTo(progress[0]);
+    assertThat(progress[1]).as("bytes read when the last block was told").isEqualTo(Files.size(file));
     assertThat(blocks.rejected()).isEqualTo(oneByOne.rejected()).isEqualTo(1);
     assertThat(Files.readAllLines(dir.resolve("dlq-blocks.jsonl")))
         .containsExactlyElementsOf(Files.readAllLines(dir.resolve("dlq-records.jsonl")));
