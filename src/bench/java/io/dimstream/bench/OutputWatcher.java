@@ -23,6 +23,7 @@ final class OutputWatcher implements Runnable, AutoCloseable {
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final AtomicBoolean atEnd = new AtomicBoolean();
   private final Map<Integer, Long> lastOffsets = new HashMap<>();
+  private volatile Map<Integer, Long> positions = Map.of();
   private final Thread thread;
   private long[] latencies = new long[1 << 16];
   private long[] produced = new long[1 << 16];
@@ -82,6 +83,11 @@ final class OutputWatcher implements Runnable, AutoCloseable {
         // the lag the last fetch response carried (to the last stable offset, read_committed): an endOffsets call
         // here sent a ListOffsets request per poll, broker CPU charged to the app under test
         atEnd.set(parts.stream().allMatch(tp -> c.currentLag(tp).orElse(-1) == 0));
+        Map<Integer, Long> at = new HashMap<>();
+        for (TopicPartition tp : parts) {
+          at.put(tp.partition(), c.position(tp)); // local: the consumer's own fetch position
+        }
+        positions = at;
       }
     }
   }
@@ -96,6 +102,16 @@ final class OutputWatcher implements Runnable, AutoCloseable {
 
   boolean atEnd() {
     return atEnd.get();
+  }
+
+  /**
+   * Whether this watcher has read every partition up to the given offsets (the topic's read_committed end offsets,
+   * asked once by the caller): exact where {@link #atEnd} only knows the lag of its last fetch, which may predate
+   * the transaction that committed the last records.
+   */
+  boolean reached(Map<Integer, Long> ends) {
+    Map<Integer, Long> at = positions;
+    return ends.entrySet().stream().allMatch(e -> at.getOrDefault(e.getKey(), -1L) >= e.getValue());
   }
 
   synchronized int count() {

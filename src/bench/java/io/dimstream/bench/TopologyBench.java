@@ -321,6 +321,7 @@ public final class TopologyBench {
     DimensionService service = services.get(0);
     long streamsDone = -1;
     long tableDone = -1;
+    Map<Integer, Long> versionsEnd = null;
     long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
     // one admin client for the whole wait: a new one per 20 ms poll cost the broker a connection and its metadata
     // requests each time, about 5 % of the broker's CPU in an unpaced keyed run, charged to dimstream
@@ -334,8 +335,13 @@ public final class TopologyBench {
             throw new IllegalStateException(name + ": compactor failed", s.compactor().failure());
           }
         }
-        if (streamsDone < 0 && sourcesRead(services) && versions.atEnd()
+        if (streamsDone < 0 && versionsEnd == null && sourcesRead(services) && versions.atEnd()
             && CatchUp.streamsCaughtUp(admin, spec, "dimstream-" + spec.name())) {
+          // every version record is committed now: its end offsets, asked once, are what the watcher must reach
+          // (its own lag may be from a fetch before the last commit, and the table check takes its offsets)
+          versionsEnd = committedEnds(admin, spec.topics().versions());
+        }
+        if (streamsDone < 0 && versionsEnd != null && versions.reached(versionsEnd)) {
           streamsDone = System.nanoTime();
         }
         if (table && streamsDone >= 0 && tableCovers(spec, service, versions.lastOffsets())) {
@@ -354,6 +360,26 @@ public final class TopologyBench {
    * first so that the admin requests of that check (four per poll) are sent only at the run's end and not charged
    * to the broker's CPU per event all along, as they were (about as many requests as the run's produce requests).
    */
+  /** A topic's read_committed end offset per partition (one ListOffsets request). */
+  private static Map<Integer, Long> committedEnds(Admin admin, String topic) throws InterruptedException {
+    try {
+      var parts = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ask =
+          new java.util.HashMap<>();
+      for (var p : parts) {
+        ask.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+            org.apache.kafka.clients.admin.OffsetSpec.latest());
+      }
+      Map<Integer, Long> ends = new java.util.HashMap<>();
+      admin.listOffsets(ask, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+          org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get()
+          .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+      return ends;
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("cannot read the end offsets of " + topic, e.getCause());
+    }
+  }
+
   private static boolean sourcesRead(List<DimensionService> services) {
     for (DimensionService s : services) {
       boolean any = false;
