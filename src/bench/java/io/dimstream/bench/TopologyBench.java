@@ -363,17 +363,8 @@ public final class TopologyBench {
   /** A topic's read_committed end offset per partition (one ListOffsets request). */
   private static Map<Integer, Long> committedEnds(Admin admin, String topic) throws InterruptedException {
     try {
-      var parts = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
-      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ask =
-          new java.util.HashMap<>();
-      for (var p : parts) {
-        ask.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-            org.apache.kafka.clients.admin.OffsetSpec.latest());
-      }
       Map<Integer, Long> ends = new java.util.HashMap<>();
-      admin.listOffsets(ask, new org.apache.kafka.clients.admin.ListOffsetsOptions(
-          org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get()
-          .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+      CatchUp.committedEnds(admin, List.of(topic)).forEach((tp, end) -> ends.put(tp.partition(), end));
       return ends;
     } catch (java.util.concurrent.ExecutionException e) {
       throw new IllegalStateException("cannot read the end offsets of " + topic, e.getCause());

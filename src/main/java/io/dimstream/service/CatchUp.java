@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
@@ -45,14 +44,8 @@ public final class CatchUp {
       // a keyed changes topic is read without the repartition hop, so its topic does not exist
       List<String> sources = spec.topics().changesKeyed() ? List.of(spec.topics().changes())
           : List.of(spec.topics().changes(), repartition);
-      Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-      for (var d : admin.describeTopics(sources).allTopicNames().get().values()) {
-        d.partitions().forEach(p -> request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
-      }
-      Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(request,
-          new org.apache.kafka.clients.admin.ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get();
-      for (var e : ends.entrySet()) {
-        long end = e.getValue().offset();
+      for (var e : committedEnds(admin, sources).entrySet()) {
+        long end = e.getValue();
         OffsetAndMetadata c = committed.get(e.getKey());
         if (end > 0 && (c == null || c.offset() < end)) {
           return false;
@@ -62,6 +55,22 @@ public final class CatchUp {
     } catch (Exception e) {
       return false; // topics or group not there yet: not caught up
     }
+  }
+
+  /**
+   * The read_committed end offset (the last stable offset) of every partition of {@code topics}: what a
+   * read_committed reader, or a consumer group's committed offsets, must reach to have everything committed now.
+   */
+  public static Map<TopicPartition, Long> committedEnds(Admin admin, List<String> topics)
+      throws InterruptedException, java.util.concurrent.ExecutionException {
+    Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+    for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
+      d.partitions().forEach(p -> request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+    }
+    Map<TopicPartition, Long> ends = new HashMap<>();
+    admin.listOffsets(request, new org.apache.kafka.clients.admin.ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+        .all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+    return ends;
   }
 
   /** Whether the table records every versions-topic record that exists now. */
