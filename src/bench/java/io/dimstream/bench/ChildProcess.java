@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,25 +29,13 @@ final class ChildProcess {
   /** Runs {@code mainClass args} with {@code heap} (e.g. "8g"); its stdout/stderr go to {@code log}. */
   static Measured run(Path work, String name, String heap, List<String> jvmArgs, String mainClass,
       List<String> args) throws IOException, InterruptedException {
-    Path gcLog = work.resolve(name + "-gc.log");
-    Path log = work.resolve(name + ".log");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + heap, "-Xlog:gc:file=" + gcLog, "-Dlogback.configurationFile=src/bench/resources/logback-bench.xml",
         "-cp", classpath()));
+    cmd.addAll(jvmOptions(work, name, heap));
     cmd.addAll(jvmArgs);
-    String jfrDir = System.getenv("BENCH_JFR_DIR");
-    if (jfrDir != null && !jfrDir.isBlank()) {
-      cmd.add("-XX:StartFlightRecording=settings=profile,filename=" + Path.of(jfrDir, name + ".jfr").toAbsolutePath());
-    }
     cmd.add(mainClass);
     cmd.addAll(args);
-    Path times = work.resolve(name + "-times.txt");
-    Files.deleteIfExists(times);
-    List<String> timed = new ArrayList<>(List.of("bash", "-c", TIMED, "java"));
-    timed.addAll(cmd);
-    ProcessBuilder pb = new ProcessBuilder(timed);
-    pb.environment().put("DIMSTREAM_BENCH_TIMES", times.toString());
-    return measure(pb, log, gcLog, times);
+    return timed(work, name, cmd, Map.of());
   }
 
   /**
@@ -57,23 +46,34 @@ final class ChildProcess {
    */
   static Measured runLauncher(Path work, String name, String heap, Path cdsDir, List<String> args)
       throws IOException, InterruptedException {
-    Path gcLog = work.resolve(name + "-gc.log");
-    Path log = work.resolve(name + ".log");
-    Path times = work.resolve(name + "-times.txt");
-    String opts = "-Xmx" + heap + " -Xlog:gc:file=" + gcLog
-        + " -Dlogback.configurationFile=src/bench/resources/logback-bench.xml";
+    List<String> cmd = new ArrayList<>(List.of("./dimstream"));
+    cmd.addAll(args);
+    return timed(work, name, cmd, Map.of("DIMSTREAM_JAVA_OPTS", String.join(" ", jvmOptions(work, name, heap)),
+        "DIMSTREAM_CDS_DIR", cdsDir.toAbsolutePath().toString()));
+  }
+
+  /** The bench's options for a child JVM: its heap, a GC log of its own, quiet logging, and JFR if asked. */
+  private static List<String> jvmOptions(Path work, String name, String heap) {
+    List<String> opts = new ArrayList<>(List.of("-Xmx" + heap, "-Xlog:gc:file=" + work.resolve(name + "-gc.log"),
+        "-Dlogback.configurationFile=src/bench/resources/logback-bench.xml"));
     String jfrDir = System.getenv("BENCH_JFR_DIR");
     if (jfrDir != null && !jfrDir.isBlank()) {
-      opts += " -XX:StartFlightRecording=settings=profile,filename=" + Path.of(jfrDir, name + ".jfr").toAbsolutePath();
+      opts.add("-XX:StartFlightRecording=settings=profile,filename=" + Path.of(jfrDir, name + ".jfr").toAbsolutePath());
     }
-    List<String> cmd = new ArrayList<>(List.of("bash", "-c", TIMED, "dimstream", "./dimstream"));
-    cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("DIMSTREAM_JAVA_OPTS", opts);
-    pb.environment().put("DIMSTREAM_CDS_DIR", cdsDir.toAbsolutePath().toString());
-    pb.environment().put("DIMSTREAM_BENCH_TIMES", times.toString());
+    return opts;
+  }
+
+  /** Runs {@code command} under bash so that its CPU (bash's {@code times}) is written to {@code name-times.txt}. */
+  private static Measured timed(Path work, String name, List<String> command, Map<String, String> env)
+      throws IOException, InterruptedException {
+    Path times = work.resolve(name + "-times.txt");
     Files.deleteIfExists(times);
-    return measure(pb, log, gcLog, times);
+    List<String> cmd = new ArrayList<>(List.of("bash", "-c", TIMED, command.get(0)));
+    cmd.addAll(command);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
+    pb.environment().put("DIMSTREAM_BENCH_TIMES", times.toString());
+    return measure(pb, work.resolve(name + ".log"), work.resolve(name + "-gc.log"), times);
   }
 
   /** Builds the launcher's jar if it is stale, outside any measurement (no archive is made). */
@@ -113,7 +113,7 @@ final class ChildProcess {
       }
     }
     return new Measured(p.exitValue(), wall, peakRssKb / 1024, peakHeap, pauses,
-        times == null ? -1 : childrenCpuSeconds(times));
+        childrenCpuSeconds(times));
   }
 
   /** The children's user + system seconds from bash's {@code times} (its second line: {@code 0m19.2s 0m2.3s}). */
