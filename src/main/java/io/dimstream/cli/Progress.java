@@ -66,22 +66,29 @@ final class Progress implements AutoCloseable {
   }
 
   double ratePerSecond() {
-    double secs = Math.max(1e-9, (System.nanoTime() - started) / 1e9);
+    double secs = Math.max(1e-9, elapsedSeconds());
     return done / secs;
+  }
+
+  /** A 30-character bar filled to {@code part / whole}. */
+  private static void bar(StringBuilder line, long part, long whole) {
+    int width = 30;
+    int filled = (int) Math.min(width, width * part / whole);
+    line.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
+  }
+
+  private double elapsedSeconds() {
+    return (System.nanoTime() - started) / 1e9;
   }
 
   private void draw(boolean last) {
     double rate = ratePerSecond();
     StringBuilder line = new StringBuilder();
     if (total > 0) {
-      int width = 30;
-      int filled = (int) Math.min(width, width * done / total);
-      line.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
+      bar(line, done, total);
       line.append(String.format(Locale.ROOT, "%,d/%,d %s", done, total, what));
     } else if (bytesTotal > 0) {
-      int width = 30;
-      int filled = (int) Math.min(width, width * bytesDone / bytesTotal);
-      line.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
+      bar(line, bytesDone, bytesTotal);
       line.append(String.format(Locale.ROOT, "%,d %s, %,d/%,d MB read", done, what, bytesDone >> 20,
           bytesTotal >> 20));
     } else {
@@ -92,14 +99,13 @@ final class Progress implements AutoCloseable {
     if (total > 0 && !last && rate > 0) {
       etaSecs = (long) Math.ceil((total - done) / rate);
     } else if (total <= 0 && bytesTotal > 0 && bytesDone > 0 && !last) {
-      double secs = (System.nanoTime() - started) / 1e9;
-      etaSecs = (long) Math.ceil(secs * (bytesTotal - bytesDone) / bytesDone);
+      etaSecs = (long) Math.ceil(elapsedSeconds() * (bytesTotal - bytesDone) / bytesDone);
     }
     if (etaSecs >= 0) {
       line.append(String.format(Locale.ROOT, "  ETA %d:%02d", etaSecs / 60, etaSecs % 60));
     }
     if (last) {
-      line.append(String.format(Locale.ROOT, "  in %.1f s", (System.nanoTime() - started) / 1e9));
+      line.append(String.format(Locale.ROOT, "  in %.1f s", elapsedSeconds()));
     }
     if (terminal) {
       out.print("\r" + line + "\u001b[K" + (last ? "\n" : ""));
