@@ -429,8 +429,8 @@ public final class Compactor implements Runnable, AutoCloseable {
 
   /**
    * Records on the versions topic not yet in the table (read_committed end offsets minus positions), measured
-   * after each empty poll and at most once a second while records arrive; -1 before the first measurement. Records read but not yet committed count as applied
-   * only after their commit, see {@link #isCaughtUp()}.
+   * after each empty poll and at most once a second while records arrive; -1 before the first measurement. Records
+   * read but not yet committed count as applied only after their commit, see {@link #isCaughtUp()}.
    */
   public long lag() {
     return lag.get();
