@@ -22,9 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -130,7 +132,7 @@ public final class Backfill {
       Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
         bulk.write(bucket, rows);
         versions.addAndGet(rows.size());
-      }, defaultBudget(), n -> progress.read(n, blocks.bytesRead()));
+      }, defaultBudget(), n -> progress.read(n, blocks.bytesRead()), lines -> LineBlocks.recordsAt(file, lines));
       return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
@@ -171,12 +173,27 @@ public final class Backfill {
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
       ShardSink sink, long budget) throws IOException {
-    return run(ParallelDecode.batches(records), source, dlqFile, shards, shardOf, sink, budget, n -> { });
+    return run(ParallelDecode.batches(records), source, dlqFile, shards, shardOf, sink, budget, n -> { }, null);
   }
 
-  /** As {@link #run(Iterator, String, Path, int, ToIntFunction, ShardSink, long)}, over batches of records. */
+  /**
+   * Reads the records at some lines of the input again: how a backfill of a file gets back the few records its fold
+   * rejects, instead of holding every record beside its event until the fold.
+   */
+  @FunctionalInterface
+  interface RecordsAgain {
+    /** The records at {@code lines}, by line. */
+    Map<Long, byte[]> at(Set<Long> lines) throws IOException;
+  }
+
+  /**
+   * As {@link #run(Iterator, String, Path, int, ToIntFunction, ShardSink, long)}, over batches of records.
+   *
+   * @param recordsAgain null to hold each event's record until the fold
+   */
   Counts run(Iterator<? extends ParallelDecode.Batch> batches, String source, Path dlqFile, int shards,
-      ToIntFunction<BusinessKey> shardOf, ShardSink sink, long budget, LongConsumer progress) throws IOException {
+      ToIntFunction<BusinessKey> shardOf, ShardSink sink, long budget, LongConsumer progress,
+      RecordsAgain recordsAgain) throws IOException {
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "backfill-" + spec.name());
@@ -191,7 +208,7 @@ public final class Backfill {
       List<DeadLetter> dead = new ArrayList<>();
       long read;
       StateBinary binary = new StateBinary(spec);
-      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary)) {
+      try (SpillingArrivals arrivals = new SpillingArrivals(shards, budget, binary, recordsAgain == null)) {
         // The decoding threads encode their chunks: this thread only appends bytes.
         read = decode.run(batches, source, shardOf, chunk -> chunk.arrivals().isEmpty() ? chunk
             : new ParallelDecode.Chunk(chunk.records(), List.of(), null, chunk.rejected(),
@@ -239,6 +256,9 @@ public final class Backfill {
         }
       }
       dead.sort(Comparator.comparingLong(DeadLetter::line));
+      if (dlqFile != null && recordsAgain != null) {
+        withRecordsReadAgain(dead, recordsAgain);
+      }
       if (dlqFile != null) {
         try (BufferedWriter dlq = Files.newBufferedWriter(dlqFile, StandardCharsets.UTF_8)) {
           for (DeadLetter d : dead) {
@@ -281,6 +301,24 @@ public final class Backfill {
       rows.addAll(keyRunFold.fold(run, late, source));
     }
     sink.accept(shard, rows);
+  }
+
+  /** Gives the fold's dead letters, which hold no record, their records read again from the input. */
+  private static void withRecordsReadAgain(List<DeadLetter> dead, RecordsAgain recordsAgain) throws IOException {
+    Set<Long> lines = new HashSet<>();
+    dead.stream().filter(d -> d.value() == null).forEach(d -> lines.add(d.line()));
+    Map<Long, byte[]> records = recordsAgain.at(lines);
+    dead.replaceAll(d -> {
+      if (d.value() != null) {
+        return d;
+      }
+      byte[] record = records.get(d.line());
+      if (record == null) {
+        throw new IllegalStateException("The input changed while it was backfilled: line " + d.line()
+            + " holds no record any more. Fix: backfill from a file nothing writes to.");
+      }
+      return d.withValue(record);
+    });
   }
 
   private static List<DeadLetter> invokeAll(ExecutorService pool, List<Callable<List<DeadLetter>>> tasks)

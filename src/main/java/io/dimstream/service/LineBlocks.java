@@ -7,9 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 
 /**
  * A file of JSON lines read as blocks of whole lines: the reading thread only copies bytes, finds the last line end
@@ -171,6 +174,30 @@ final class LineBlocks implements Iterator<LineBlocks.Block>, AutoCloseable {
       }
     }
     return pending ? lines + 1 : lines;
+  }
+
+  /**
+   * The records at {@code lines} (1-based, as {@link Block#inputs} numbers them) of {@code file}, read again: how a
+   * backfill gets back the few records its fold rejects without holding every record until the fold. Only the
+   * blocks holding a wanted line are split.
+   */
+  static Map<Long, byte[]> recordsAt(Path file, Set<Long> lines) throws IOException {
+    Map<Long, byte[]> found = new HashMap<>();
+    if (lines.isEmpty()) {
+      return found;
+    }
+    long last = lines.stream().mapToLong(Long::longValue).max().orElseThrow();
+    try (LineBlocks blocks = new LineBlocks(file)) {
+      while (blocks.hasNext() && blocks.next.firstLine() <= last) {
+        Block b = blocks.next();
+        long first = b.firstLine();
+        long end = blocks.hasNext() ? blocks.next.firstLine() : Long.MAX_VALUE;
+        if (lines.stream().anyMatch(l -> l >= first && l < end)) {
+          b.inputs().stream().filter(in -> lines.contains(in.line())).forEach(in -> found.put(in.line(), in.value()));
+        }
+      }
+    }
+    return found;
   }
 
   @Override

@@ -3,6 +3,9 @@ package io.dimstream.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.change.RejectReason;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
@@ -11,6 +14,7 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionsById;
+
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.table.TableException;
@@ -26,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class BackfillLoadTest {
   private static final Path CUSTOMERS = Path.of("examples/customers.yaml");
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
   Path dir;
@@ -88,6 +93,36 @@ class BackfillLoadTest {
     List<Version> kernel = new ArrayList<>(KernelReader.latest(dir.resolve("blocks"), spec));
     kernel.sort(BusinessKeys.VERSION_ORDER);
     assertThat(kernel).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
+  }
+
+  @Test
+  void shouldWriteTheFoldsDeadLettersOfAFileWithTheirRecordsReadAgainFromTheFile() throws Exception {
+    Path yaml = dir.resolve("customers.yaml");
+    Files.writeString(yaml, Files.readString(CUSTOMERS) + "lateness_horizon: 6h\n");
+    DimensionSpec spec = DimensionSpecLoader.load(yaml);
+    List<String> lines = new ArrayList<>(ChangeStreams.random(DimensionSpecLoader.load(CUSTOMERS), 24L).keys(300)
+        .events(40_000).late(0.05).duplicates(0.02).deletes(0.01).noChange(0.05).generate().jsonLines());
+    lines.add(15_000, "{\"customer_id\": 7, \"city\": \"Oslo\""); // a decode dead letter among the fold's
+    Path file = dir.resolve("changes.jsonl");
+    Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+
+    // the file's path holds no record beside its event and reads the too-late ones again; load() holds them all
+    Backfill.Loaded fromFile = new Backfill(spec).loadJsonLines(file, dir.resolve("dlq-file.jsonl"),
+        dir.resolve("file"), (n, bytes) -> { });
+    Backfill.Loaded held = new Backfill(spec).load(BackfillInputs.of(lines), file.toString(),
+        dir.resolve("dlq-held.jsonl"), dir.resolve("held"));
+
+    List<String> dead = Files.readAllLines(dir.resolve("dlq-file.jsonl"));
+    assertThat(dead).containsExactlyElementsOf(Files.readAllLines(dir.resolve("dlq-held.jsonl")));
+    assertThat(dead.stream().filter(d -> d.contains(RejectReason.BEYOND_LATENESS_HORIZON)).count())
+        .as("too-late events, which only the fold rejects").isGreaterThan(10);
+    // each dead letter carries its line's exact record
+    for (String d : dead) {
+      JsonNode n = JSON.readTree(d);
+      assertThat(lines).contains(n.get("record").asText());
+    }
+    assertThat(fromFile.rejected()).isEqualTo(held.rejected()).isEqualTo(dead.size());
+    assertThat(fromFile.versions()).isEqualTo(held.versions());
   }
 
   @Test
