@@ -1,7 +1,5 @@
 package io.dimstream.model;
 
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -13,7 +11,7 @@ import java.util.List;
  */
 public record ChangeEvent(BusinessKey key, Sequence sequence, boolean delete, List<Object> attributes) {
   public ChangeEvent {
-    attributes = Collections.unmodifiableList(Arrays.asList(attributes.toArray()));
+    attributes = FrozenList.of(attributes);
   }
 
   public static ChangeEvent upsert(BusinessKey key, Sequence sequence, List<Object> attributes) {

@@ -1,7 +1,5 @@
 package io.dimstream.model;
 
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -15,7 +13,7 @@ import java.util.List;
  */
 public record Version(BusinessKey key, Sequence validFrom, Sequence validTo, List<Object> attributes) {
   public Version {
-    attributes = Collections.unmodifiableList(Arrays.asList(attributes.toArray()));
+    attributes = FrozenList.of(attributes);
   }
 
   /** Its identity {@code (key, validFrom)}. */
