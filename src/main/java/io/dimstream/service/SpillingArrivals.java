@@ -10,7 +10,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,7 +18,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -210,47 +208,65 @@ final class SpillingArrivals implements AutoCloseable {
     for (int i = 0; i < shards; i++) {
       out.add(partitionOf(i) == p ? new HashMap<>(Math.max(16, expected / 2)) : Map.of());
     }
-    try (DataInputStream in = new DataInputStream(open(p))) {
-      long at = 0;
-      while (true) {
-        int shard;
-        try {
-          shard = in.readInt();
-        } catch (EOFException end) {
-          break;
-        }
-        long line = in.readLong();
-        byte[] key = new byte[in.readInt()];
-        in.readFully(key);
-        byte[] event = new byte[in.readInt()];
-        in.readFully(event);
-        int valueLength = in.readInt();
-        at += 4 + 8 + 4 + key.length + 4 + event.length + 4;
-        long valueAt = valueLength < 0 ? -1 : at;
-        if (valueLength > 0) {
-          in.skipNBytes(valueLength);
-          at += valueLength;
-        }
-        out.get(shard).computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayList<>(4))
-            .add(new Spilled(line, valueAt, event));
+    long at = 0;
+    for (InputStream stream : open(p)) {
+      try (DataInputStream in = new DataInputStream(stream)) {
+        at = readRecords(in, at, out);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read the backfill spill file " + file(p), e);
       }
-      return out;
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the backfill spill file " + file(p), e);
+    }
+    return out;
+  }
+
+  /**
+   * Reads records until {@code in} ends into their shards' key groups; {@code at} is where {@code in} starts in its
+   * partition (records are found by that position); returns where it ends.
+   */
+  private static long readRecords(DataInputStream in, long at, List<Map<ByteBuffer, List<Spilled>>> out)
+      throws IOException {
+    while (true) {
+      int shard;
+      try {
+        shard = in.readInt();
+      } catch (EOFException end) {
+        return at;
+      }
+      long line = in.readLong();
+      byte[] key = new byte[in.readInt()];
+      in.readFully(key);
+      byte[] event = new byte[in.readInt()];
+      in.readFully(event);
+      int valueLength = in.readInt();
+      at += 4 + 8 + 4 + key.length + 4 + event.length + 4;
+      long valueAt = valueLength < 0 ? -1 : at;
+      if (valueLength > 0) {
+        in.skipNBytes(valueLength);
+        at += valueLength;
+      }
+      out.get(shard).computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayList<>(4))
+          .add(new Spilled(line, valueAt, event));
     }
   }
 
-  /** A partition's bytes from its file, or from memory (then released: the fold is their last reader). */
-  private InputStream open(int p) throws IOException {
+  /**
+   * A partition's bytes: its file, or its blocks in memory, one stream each (then released: the fold is their last
+   * reader). Every block holds whole records.
+   */
+  private List<InputStream> open(int p) {
     if (isSpilled(p)) {
-      return new BufferedInputStream(Files.newInputStream(file(p)), 1 << 16);
+      try {
+        return List.of(new BufferedInputStream(Files.newInputStream(file(p)), 1 << 16));
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read the backfill spill file " + file(p), e);
+      }
     }
     List<byte[]> blocks = held.get(p);
     held.set(p, null);
     List<InputStream> streams = new ArrayList<>(blocks.size());
     blocks.forEach(b -> streams.add(new ByteArrayInputStream(b)));
     residentValues.put(p, blocks);
-    return new SequenceInputStream(Collections.enumeration(streams));
+    return streams;
   }
 
   /** The record of the event of partition {@code p} with {@code valueAt}; thread-safe. */
