@@ -11,16 +11,25 @@ import java.util.Set;
  * and tagged {@code dimstream.partition}; compaction rewrites only files the writer owns. Any writer may mark rows
  * deleted in any file (the position index finds a key's row whoever wrote the file).
  *
- * @param partitions the partition of each change's identity; an identity absent here goes to the partition
- *                   {@code allFrom}, or to an unowned file when that is -1
- * @param owned      the partitions this writer owns; its compaction rewrites files of these partitions only
- * @param ownsAll    true when the writer owns every partition of the topic: it may also rewrite unowned files
- * @param allFrom    the partition every change came from, or -1 when {@code partitions} tells
+ * <p>It holds the partition of each change's identity (an identity absent there goes to the partition every change
+ * came from, when one is set, else to an unowned file), the partitions this writer owns (its compaction rewrites files
+ * of these partitions only), and whether it owns every partition of the topic (then it may also rewrite unowned
+ * files).
+ *
+ * <p>A class, not a record: with {@code allFrom} set, {@code partitions} is empty, so a public accessor of it would
+ * answer "no partition" for every change; {@link #partitionOf} and {@link #sources} are the only ways to ask.
  */
-public record FileOwners(Map<VersionId, Integer> partitions, Set<Integer> owned, boolean ownsAll, int allFrom) {
-  public FileOwners {
-    partitions = Map.copyOf(partitions);
-    owned = Set.copyOf(owned);
+public final class FileOwners {
+  private final Map<VersionId, Integer> partitions;
+  private final Set<Integer> owned;
+  private final boolean ownsAll;
+  private final int allFrom;
+
+  private FileOwners(Map<VersionId, Integer> partitions, Set<Integer> owned, boolean ownsAll, int allFrom) {
+    this.partitions = Map.copyOf(partitions);
+    this.owned = Set.copyOf(owned);
+    this.ownsAll = ownsAll;
+    this.allFrom = allFrom;
   }
 
   /** Owners taken from {@code partitions} alone (an identity absent there goes to an unowned file). */
