@@ -48,16 +48,17 @@ final class BackfillCommand implements Callable<Integer> {
     }
     Backfill backfill = new Backfill(spec);
     Backfill.Loaded r;
-    try (Progress progress = Progress.onStderr("records", -1)) {
+    try (BackfillProgress progress = BackfillProgress.onStderr()) {
       if (!InputFiles.isCsv(input) && spec.inputFormat() != InputFormat.AVRO) {
         // JSON lines pass to the decoder byte for byte: read in blocks, split into lines on the decoding threads;
         // progress goes by the bytes read, as counting the records first takes a second read of the file
-        progress.bytes(Files.size(input));
-        r = backfill.loadJsonLines(input, dlq, table, progress::step);
+        progress.reading().bytes(Files.size(input));
+        r = backfill.loadJsonLines(input, dlq, table, progress);
       } else {
-        countInBackground(progress);
+        countInBackground(progress.reading());
         try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec)) {
-          r = backfill.load(withProgress(lines, progress), input.toString(), dlq, table);
+          // records are counted a decoded chunk at a time, as the .jsonl path counts them
+          r = backfill.load(records(lines), input.toString(), dlq, table, progress);
         }
       }
     }
@@ -82,7 +83,7 @@ final class BackfillCommand implements Callable<Integer> {
     counter.start();
   }
 
-  private static Iterator<Backfill.Input> withProgress(InputFiles.LineReader lines, Progress progress) {
+  private static Iterator<Backfill.Input> records(InputFiles.LineReader lines) {
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -92,7 +93,6 @@ final class BackfillCommand implements Callable<Integer> {
       @Override
       public Backfill.Input next() {
         InputFiles.Line line = lines.next();
-        progress.step(1);
         return new Backfill.Input(line.number(), line.value());
       }
     };

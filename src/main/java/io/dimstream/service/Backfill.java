@@ -33,7 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,13 +102,20 @@ public final class Backfill {
    * @throws io.dimstream.table.TableException when the table holds data already or cannot be written
    */
   public Loaded load(Iterator<Input> records, String source, Path dlqFile, Path tablePath) throws IOException {
+    return load(records, source, dlqFile, tablePath, (n, bytes) -> { });
+  }
+
+  /** As {@link #load(Iterator, String, Path, Path)}, telling {@code progress} of the fold and write phase. */
+  public Loaded load(Iterator<Input> records, String source, Path dlqFile, Path tablePath, ProgressListener progress)
+      throws IOException {
     BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
     try {
-      Counts counts = run(records, source, dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
-        bulk.write(bucket, rows);
-        versions.addAndGet(rows.size());
-      }, defaultBudget());
+      Counts counts = run(ParallelDecode.batches(records), source, dlqFile, bulk.buckets(), bulk::bucketOf,
+          (bucket, rows) -> {
+            bulk.write(bucket, rows);
+            versions.addAndGet(rows.size());
+          }, defaultBudget(), () -> -1, progress, null);
       return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
@@ -122,17 +129,18 @@ public final class Backfill {
    * so that no single thread handles every line.
    *
    * @param progress told, on the calling thread and in input order, how many records each decoded block held and
-   *                 how many bytes of the file had been read by then (the file's size once the last block is told)
+   *                 how many bytes of the file had been read by then (the file's size once the last block is told);
+   *                 then of the fold and write phase
    * @throws java.io.UncheckedIOException when the file cannot be read
    */
-  public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, ReadProgress progress) throws IOException {
+  public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, ProgressListener progress) throws IOException {
     BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
     try (LineBlocks blocks = new LineBlocks(file)) {
       Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
         bulk.write(bucket, rows);
         versions.addAndGet(rows.size());
-      }, defaultBudget(), n -> progress.read(n, blocks.bytesRead()), lines -> LineBlocks.recordsAt(file, lines));
+      }, defaultBudget(), blocks::bytesRead, progress, lines -> LineBlocks.recordsAt(file, lines));
       return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
@@ -140,11 +148,23 @@ public final class Backfill {
     }
   }
 
-  /** Told of a backfill's progress through its input file; no second read of the file is needed for a total. */
+  /**
+   * Told of a backfill's progress: through its input (no second read of a file is needed for a total), then through
+   * its second phase, in which the keys' events are folded and the versions written, a group of keys at a time.
+   */
   @FunctionalInterface
-  public interface ReadProgress {
-    /** {@code records} more records were decoded; {@code bytesRead} bytes of the file have been read so far. */
+  public interface ProgressListener {
+    /**
+     * {@code records} more records were decoded; {@code bytesRead} bytes of the file have been read so far (-1 when
+     * the input is no file). Called on the backfill's calling thread, in input order.
+     */
     void read(long records, long bytesRead);
+
+    /** Every record is read; {@code groups} groups of keys are folded and written next. */
+    default void folding(int groups) {}
+
+    /** One more group of keys was folded and its {@code versions} versions written; from the backfill's threads. */
+    default void folded(long versions) {}
   }
 
   /**
@@ -173,7 +193,8 @@ public final class Backfill {
    */
   Counts run(Iterator<Input> records, String source, Path dlqFile, int shards, ToIntFunction<BusinessKey> shardOf,
       ShardSink sink, long budget) throws IOException {
-    return run(ParallelDecode.batches(records), source, dlqFile, shards, shardOf, sink, budget, n -> { }, null);
+    return run(ParallelDecode.batches(records), source, dlqFile, shards, shardOf, sink, budget, () -> -1,
+        (n, bytes) -> { }, null);
   }
 
   /**
@@ -189,11 +210,12 @@ public final class Backfill {
   /**
    * As {@link #run(Iterator, String, Path, int, ToIntFunction, ShardSink, long)}, over batches of records.
    *
+   * @param bytesRead    bytes of the input file read so far, for {@code progress}; -1 when the input is no file
    * @param recordsAgain null to hold each event's record until the fold
    */
   Counts run(Iterator<? extends ParallelDecode.Batch> batches, String source, Path dlqFile, int shards,
-      ToIntFunction<BusinessKey> shardOf, ShardSink sink, long budget, LongConsumer progress,
-      RecordsAgain recordsAgain) throws IOException {
+      ToIntFunction<BusinessKey> shardOf, ShardSink sink, long budget, LongSupplier bytesRead,
+      ProgressListener progress, RecordsAgain recordsAgain) throws IOException {
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "backfill-" + spec.name());
@@ -213,7 +235,7 @@ public final class Backfill {
         read = decode.run(batches, source, shardOf, chunk -> chunk.arrivals().isEmpty() ? chunk
             : new ParallelDecode.Chunk(chunk.records(), List.of(), null, chunk.rejected(),
                 arrivals.encode(chunk.arrivals(), chunk.shards())), chunk -> {
-              progress.accept(chunk.records());
+              progress.read(chunk.records(), bytesRead.getAsLong());
               dead.addAll(chunk.rejected());
               if (chunk.encoded() != null) {
                 arrivals.add(chunk.encoded());
@@ -225,6 +247,7 @@ public final class Backfill {
               arrivals.partitions());
         }
         arrivals.finishWriting();
+        progress.folding(arrivals.partitions());
         // resident partitions first: folding them frees memory before spilled ones are read back
         List<Callable<List<DeadLetter>>> tasks = new ArrayList<>(arrivals.partitions());
         for (int p = 0; p < arrivals.partitions(); p++) {
@@ -232,13 +255,15 @@ public final class Backfill {
           tasks.add(() -> {
             List<Map<ByteBuffer, List<SpillingArrivals.Spilled>>> groups = arrivals.read(partition);
             List<DeadLetter> late = new ArrayList<>();
+            long folded = 0;
             for (int shard = partition; shard < shards; shard += arrivals.partitions()) {
               Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys = groups.get(shard);
               groups.set(shard, null); // folded shards free their events while later ones run
               if (!keys.isEmpty()) {
-                fold(shard, binary, keys, source, sink, late);
+                folded += fold(shard, binary, keys, source, sink, late);
               }
             }
+            progress.folded(folded);
             // a dead letter of the fold (too late, or rejected on the engine's path) needs its record back
             for (int i = 0; i < late.size(); i++) {
               DeadLetter d = late.get(i);
@@ -280,9 +305,9 @@ public final class Backfill {
    * Folds one shard's events (each key's, in arrival order; keys in order, so the shard's versions come out in
    * (key, valid_from) order and the table writer's sort of them is one linear pass), hands the versions to
    * {@code sink} and adds the fold's dead letters to {@code late}. Each key's events are decoded just before its
-   * fold, so only one key's decoded events are live at a time.
+   * fold, so only one key's decoded events are live at a time. Returns how many versions it handed over.
    */
-  private void fold(int shard, StateBinary binary, Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys,
+  private int fold(int shard, StateBinary binary, Map<ByteBuffer, List<SpillingArrivals.Spilled>> keys,
       String source, ShardSink sink, List<DeadLetter> late) {
     List<Map.Entry<BusinessKey, List<SpillingArrivals.Spilled>>> ordered = new ArrayList<>(keys.size());
     for (Map.Entry<ByteBuffer, List<SpillingArrivals.Spilled>> e : keys.entrySet()) {
@@ -301,6 +326,7 @@ public final class Backfill {
       rows.addAll(keyRunFold.fold(run, late, source));
     }
     sink.accept(shard, rows);
+    return rows.size();
   }
 
   /** Gives the fold's dead letters, which hold no record, their records read again from the input. */

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,16 +78,36 @@ class BackfillLoadTest {
     }
 
     long[] progress = {0, 0};
+    AtomicLong groups = new AtomicLong(-1);
+    AtomicLong folded = new AtomicLong();
+    AtomicLong foldedVersions = new AtomicLong();
     Backfill.Loaded blocks = new Backfill(spec).loadJsonLines(file, dir.resolve("dlq-blocks.jsonl"),
-        dir.resolve("blocks"), (n, bytes) -> {
-          progress[0] += n;
-          progress[1] = bytes;
+        dir.resolve("blocks"), new Backfill.ProgressListener() {
+          @Override
+          public void read(long n, long bytes) {
+            assertThat(groups.get()).as("every record is read before the fold starts").isEqualTo(-1);
+            progress[0] += n;
+            progress[1] = bytes;
+          }
+
+          @Override
+          public void folding(int g) {
+            groups.set(g);
+          }
+
+          @Override
+          public void folded(long versions) {
+            folded.incrementAndGet();
+            foldedVersions.addAndGet(versions);
+          }
         });
     Backfill.Loaded oneByOne = new Backfill(spec).load(inputs.iterator(), file.toString(),
         dir.resolve("dlq-records.jsonl"), dir.resolve("records"));
 
     assertThat(blocks.read()).isEqualTo(30_001).isEqualTo(progress[0]);
     assertThat(progress[1]).as("bytes read when the last block was told").isEqualTo(Files.size(file));
+    assertThat(folded.get()).as("each group of keys told once as folded").isEqualTo(groups.get()).isPositive();
+    assertThat(foldedVersions.get()).isEqualTo(blocks.versions());
     assertThat(blocks.rejected()).isEqualTo(oneByOne.rejected()).isEqualTo(1);
     assertThat(Files.readAllLines(dir.resolve("dlq-blocks.jsonl")))
         .containsExactlyElementsOf(Files.readAllLines(dir.resolve("dlq-records.jsonl")));
