@@ -10,8 +10,8 @@ import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
+import io.dimstream.table.internal.files.IdentitySort;
 import io.dimstream.table.internal.files.TableLayout;
-import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.log.TableState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -73,11 +73,11 @@ public final class BulkLoadCommit {
     List<AddFile> files = new ArrayList<>();
     try {
       if (!current.isEmpty()) {
-        current.sort(ValueOrder.BY_IDENTITY);
+        IdentitySort.sort(current);
         files.add(DataFiles.write(writer.root(), Buckets.currentFile(layout.current.directory(), bucket, buckets,
             currentCodec.name().toLowerCase(Locale.ROOT)), current, layout, true, currentCodec));
       }
-      closed.sort(ValueOrder.BY_IDENTITY);
+      IdentitySort.sort(closed);
       for (int from = 0; from < closed.size(); from += (int) targetFileRows) {
         List<Version> chunk = closed.subList(from, (int) Math.min(closed.size(), from + targetFileRows));
         files.add(DataFiles.write(writer.root(), Buckets.closedFile(layout.closed.directory(),

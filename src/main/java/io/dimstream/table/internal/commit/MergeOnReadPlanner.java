@@ -9,9 +9,9 @@ import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.files.Buckets;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.files.FileOwner;
+import io.dimstream.table.internal.files.IdentitySort;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
-import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import io.dimstream.table.internal.index.ClosedFileFilters;
@@ -156,7 +156,7 @@ public final class MergeOnReadPlanner {
 
   /** Writes rows in identity order into files of at most targetFileRows; current rows are indexed. */
   private long write(List<Version> rows, boolean current, int owner) {
-    rows.sort(ValueOrder.BY_IDENTITY);
+    IdentitySort.sort(rows);
     CompressionCodecName c = current ? currentCodec : codec;
     String dir = layout.partition(current).directory();
     String codecName = c.name().toLowerCase(Locale.ROOT);
