@@ -26,12 +26,21 @@ final class ClosedFileCandidates {
   /** {@link ClosedRowPositions#check} of each identity, computed with the fingerprints. */
   private int[] checks;
 
+  /** An identity with its first valid_from part taken out, so the sort compares it without following pointers. */
+  private record ByFrom(long from, VersionId id) {}
+
   ClosedFileCandidates(Collection<VersionId> ids) {
-    byFrom = ids.toArray(VersionId[]::new);
-    Arrays.sort(byFrom, Comparator.comparingLong(id -> id.validFrom().first()));
-    froms = new long[byFrom.length];
-    for (int i = 0; i < byFrom.length; i++) {
-      froms[i] = byFrom[i].validFrom().first();
+    ByFrom[] sorted = new ByFrom[ids.size()];
+    int n = 0;
+    for (VersionId id : ids) {
+      sorted[n++] = new ByFrom(id.validFrom().first(), id);
+    }
+    Arrays.sort(sorted, Comparator.comparingLong(ByFrom::from)); // stable, as the sort of the identities was
+    byFrom = new VersionId[n];
+    froms = new long[n];
+    for (int i = 0; i < n; i++) {
+      byFrom[i] = sorted[i].id();
+      froms[i] = sorted[i].from();
     }
   }
 
