@@ -13,7 +13,7 @@ import java.util.Map;
  * transaction restores its store from the changelog and starts with an empty cache).
  */
 final class NewestStateCache {
-  /** Keys cached per task by default: a few tens of MiB of decoded states, most of a hot working set. */
+  /** Keys cached per task by default; each costs its decoded open version plus a map entry on the heap. */
   static final int DEFAULT_MAX_KEYS = 50_000;
 
   /** Marks a key known to have no stored event (a new key's first event then needs no seek either). */
