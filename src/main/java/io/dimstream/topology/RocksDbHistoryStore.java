@@ -27,7 +27,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>The key's current state is its newest stored event (its sequence, and the version open after it), read with one
  * reverse seek: the newest event is never pruned, and a re-fold rewrites its open version whenever it moves. So an
  * in-order event costs one read and one write, and {@link #putCurrent} writes nothing. Releases before this one also
- * kept a current-row store; it held the same facts and is no longer read.
+ * kept a current-row store; it held the same facts and is no longer read. A {@link NewestStateCache} in front of the
+ * seek keeps the newest states of recently used keys, updated on every write, so only a miss seeks.
  * Not thread-safe: one instance per stream task, like the store it wraps.
  */
 public final class RocksDbHistoryStore implements HistoryStore {
@@ -35,6 +36,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
   private final EventJson json;
   private final StateBinary state;
   private final int sequenceParts;
+  private final NewestStateCache newest;
   private BusinessKey lastKey;
   private byte[] lastKeyBytes;
   /** The event key the next {@link #pruneSlice} starts at; null: the store's first. */
@@ -42,10 +44,17 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   public RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> events, EventJson json, StateBinary state,
       int sequenceParts) {
+    this(events, json, state, sequenceParts, NewestStateCache.DEFAULT_MAX_KEYS);
+  }
+
+  /** As above, caching the newest state of at most {@code maxCachedKeys} keys (0: every read seeks). */
+  RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> events, EventJson json, StateBinary state, int sequenceParts,
+      int maxCachedKeys) {
     this.events = events;
     this.json = json;
     this.state = state;
     this.sequenceParts = sequenceParts;
+    this.newest = new NewestStateCache(maxCachedKeys);
   }
 
   /** Tells the store the canonical bytes of the key about to be used, so they are not rendered again. */
@@ -56,14 +65,29 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   @Override
   public KeyState current(BusinessKey key) {
+    if (newest.contains(key)) {
+      return newest.get(key);
+    }
+    KeyState found = seekNewest(key);
+    newest.read(key, found);
+    return found;
+  }
+
+  /** The key's newest state as the store holds it: one reverse seek. */
+  private KeyState seekNewest(BusinessKey key) {
     byte[] kb = keyBytes(key);
     try (KeyValueIterator<Bytes, byte[]> it = events.reverseRange(eventKey(kb, lowest()), eventKey(kb, highest()))) {
       if (!it.hasNext()) {
         return null;
       }
-      StoredEvent newest = state.decodeStoredEvent(key, it.next().value);
-      return new KeyState(newest.sequence(), newest.openAfter());
+      StoredEvent stored = state.decodeStoredEvent(key, it.next().value);
+      return new KeyState(stored.sequence(), stored.openAfter());
     }
+  }
+
+  /** Empties the newest-state cache; the processor calls it on close, so no cached state outlives its task. */
+  void close() {
+    newest.clear();
   }
 
   /**
@@ -136,6 +160,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
     collectPrunable(history, keyEvents, doomed); // the last key before the store's end (empty after a break)
     pruneFrom = stoppedAt;
     doomed.forEach(events::delete); // after the scan: the iterator does not see its own store's deletes reliably
+    // no key's newest event is ever doomed (collectPrunable keeps at least the anchor), so the cache stays exact
     return doomed.size();
   }
 
@@ -202,6 +227,7 @@ public final class RocksDbHistoryStore implements HistoryStore {
   @Override
   public void putEvent(BusinessKey key, StoredEvent event) {
     events.put(eventKey(keyBytes(key), event.sequence()), state.encode(event, state.encodeVersion(event.openAfter())));
+    newest.written(key, event); // after the put: a write that throws leaves the cache as the store is
   }
 
   private byte[] keyBytes(BusinessKey key) {

@@ -281,6 +281,9 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   @Override
   public void close() {
+    if (store != null) {
+      store.close();
+    }
     metrics.close();
   }
 }
