@@ -73,7 +73,7 @@ public final class StateBinary {
     if (key.values().size() != keyKinds.length) {
       throw new IllegalArgumentException("expected " + keyKinds.length + " key values, got " + key.values().size());
     }
-    Out out = new Out(16);
+    ByteWriter out = new ByteWriter(16);
     for (int i = 0; i < keyKinds.length; i++) {
       value(out, key.values().get(i), keyKinds[i]);
     }
@@ -92,7 +92,7 @@ public final class StateBinary {
 
   /** An event without its key. */
   public byte[] encodeEvent(ChangeEvent event) {
-    Out out = new Out(64);
+    ByteWriter out = new ByteWriter(64);
     out.write(FORMAT);
     event(out, event);
     return out.bytes();
@@ -113,7 +113,7 @@ public final class StateBinary {
 
   /** A stored event whose version open after it is already {@code versionBytes} ({@link #encodeVersion}). */
   public byte[] encode(StoredEvent stored, byte[] versionBytes) {
-    Out out = new Out(64 + versionBytes.length);
+    ByteWriter out = new ByteWriter(64 + versionBytes.length);
     out.write(FORMAT);
     event(out, stored.event());
     out.write(versionBytes);
@@ -136,7 +136,7 @@ public final class StateBinary {
 
   /** A key state whose open version is already {@code versionBytes} ({@link #encodeVersion}). */
   public byte[] encode(KeyState state, byte[] versionBytes) {
-    Out out = new Out(16 + versionBytes.length);
+    ByteWriter out = new ByteWriter(16 + versionBytes.length);
     out.write(FORMAT);
     sequence(out, state.lastSequence());
     out.write(versionBytes);
@@ -157,7 +157,7 @@ public final class StateBinary {
    * fast path stores the same open version twice) is encoded once.
    */
   public byte[] encodeVersion(Version v) {
-    Out out = new Out(v == null ? 1 : 64);
+    ByteWriter out = new ByteWriter(v == null ? 1 : 64);
     if (v == null) {
       out.write(0);
       return out.bytes();
@@ -174,7 +174,7 @@ public final class StateBinary {
     return out.bytes();
   }
 
-  private void event(Out out, ChangeEvent e) {
+  private void event(ByteWriter out, ChangeEvent e) {
     sequence(out, e.sequence());
     out.write(e.delete() ? 1 : 0);
     // as in the JSON form: a delete's attributes are ignored by the fold; keep them only when they are complete
@@ -206,7 +206,7 @@ public final class StateBinary {
     return new Version(key, from, to, attributes(in));
   }
 
-  private static void sequence(Out out, Sequence s) {
+  private static void sequence(ByteWriter out, Sequence s) {
     out.varint(s.size());
     for (int i = 0; i < s.size(); i++) {
       out.zigzag(s.part(i));
@@ -221,7 +221,7 @@ public final class StateBinary {
     return Sequence.of(parts);
   }
 
-  private void attributes(Out out, List<Object> values, String what) {
+  private void attributes(ByteWriter out, List<Object> values, String what) {
     if (values.size() != kinds.length) {
       throw new IllegalArgumentException("expected " + kinds.length + " " + what + ", got " + values.size());
     }
@@ -252,7 +252,7 @@ public final class StateBinary {
     return out;
   }
 
-  private static void value(Out out, Object v, ColumnType.Kind kind) {
+  private static void value(ByteWriter out, Object v, ColumnType.Kind kind) {
     switch (kind) {
       case LONG -> out.zigzag((Long) v);
       case INT -> out.zigzag((Integer) v);
@@ -288,62 +288,6 @@ public final class StateBinary {
       case DATE -> LocalDate.ofEpochDay(in.zigzag());
       case TIMESTAMP -> Instant.ofEpochSecond(in.zigzag(), in.varint());
     };
-  }
-
-  /** A growing byte buffer with varint writes. */
-  private static final class Out {
-    private byte[] buf;
-    private int n;
-
-    Out(int capacity) {
-      buf = new byte[capacity];
-    }
-
-    void write(int b) {
-      ensure(1);
-      buf[n++] = (byte) b;
-    }
-
-    void write(byte[] b) {
-      ensure(b.length);
-      System.arraycopy(b, 0, buf, n, b.length);
-      n += b.length;
-    }
-
-    void varint(long v) {
-      ensure(10);
-      while ((v & ~0x7FL) != 0) {
-        buf[n++] = (byte) ((v & 0x7F) | 0x80);
-        v >>>= 7;
-      }
-      buf[n++] = (byte) v;
-    }
-
-    void zigzag(long v) {
-      varint((v << 1) ^ (v >> 63));
-    }
-
-    void fixed64(long v) {
-      ensure(8);
-      for (int i = 7; i >= 0; i--) {
-        buf[n++] = (byte) (v >>> (8 * i));
-      }
-    }
-
-    void blob(byte[] b) {
-      varint(b.length);
-      write(b);
-    }
-
-    byte[] bytes() {
-      return n == buf.length ? buf : Arrays.copyOf(buf, n);
-    }
-
-    private void ensure(int more) {
-      if (n + more > buf.length) {
-        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
-      }
-    }
   }
 
   /** A reader over one encoded value; past its end, {@link IllegalArgumentException}. */

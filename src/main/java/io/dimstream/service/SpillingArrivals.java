@@ -1,5 +1,6 @@
 package io.dimstream.service;
 
+import io.dimstream.codec.ByteWriter;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.model.BusinessKey;
 import java.io.BufferedInputStream;
@@ -120,14 +121,14 @@ final class SpillingArrivals implements AutoCloseable {
 
   /** Encodes the events of {@code arrivals} (with their shards) for {@link #add(Block)}; thread-safe. */
   Block encode(List<Arrival> arrivals, int[] shardOf) {
-    RecordBuffer[] out = new RecordBuffer[partitions];
+    ByteWriter[] out = new ByteWriter[partitions];
     int[] events = new int[partitions];
     // a chunk spreads evenly over the partitions: one buffer each, sized to need no growth for most chunks
     int perPartition = arrivals.size() / partitions + 1;
     for (int i = 0; i < arrivals.size(); i++) {
       int p = partitionOf(shardOf[i]);
       if (out[p] == null) {
-        out[p] = new RecordBuffer(perPartition * (keepRecords ? 256 : 128));
+        out[p] = new ByteWriter(perPartition * (keepRecords ? 256 : 128));
       }
       writeRecord(out[p], shardOf[i], arrivals.get(i));
       events[p]++;
@@ -348,59 +349,20 @@ final class SpillingArrivals implements AutoCloseable {
    * One record: shard, line, key, event, then the record's bytes (read back only for a dead letter), or -1 for its
    * length when records are not kept. Big-endian, as {@link DataInputStream} reads it back.
    */
-  private void writeRecord(RecordBuffer out, int shard, Arrival a) {
+  private void writeRecord(ByteWriter out, int shard, Arrival a) {
     byte[] key = binary.encodeKey(a.event().key());
     byte[] event = binary.encodeEvent(a.event());
-    out.putInt(shard);
-    out.putLong(a.line());
-    out.putInt(key.length);
-    out.put(key);
-    out.putInt(event.length);
-    out.put(event);
+    out.fixed32(shard);
+    out.fixed64(a.line());
+    out.fixed32(key.length);
+    out.write(key);
+    out.fixed32(event.length);
+    out.write(event);
     if (keepRecords) {
-      out.putInt(a.value().length);
-      out.put(a.value());
+      out.fixed32(a.value().length);
+      out.write(a.value());
     } else {
-      out.putInt(-1);
-    }
-  }
-
-  /** A growable big-endian byte buffer: what a chunk's records of one partition are written to. */
-  private static final class RecordBuffer {
-    private byte[] buf;
-    private int n;
-
-    RecordBuffer(int capacity) {
-      buf = new byte[capacity];
-    }
-
-    void putInt(int v) {
-      ensure(4);
-      buf[n++] = (byte) (v >>> 24);
-      buf[n++] = (byte) (v >>> 16);
-      buf[n++] = (byte) (v >>> 8);
-      buf[n++] = (byte) v;
-    }
-
-    void putLong(long v) {
-      putInt((int) (v >>> 32));
-      putInt((int) v);
-    }
-
-    void put(byte[] b) {
-      ensure(b.length);
-      System.arraycopy(b, 0, buf, n, b.length);
-      n += b.length;
-    }
-
-    byte[] bytes() {
-      return n == buf.length ? buf : Arrays.copyOf(buf, n);
-    }
-
-    private void ensure(int more) {
-      if (n + more > buf.length) {
-        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
-      }
+      out.fixed32(-1);
     }
   }
 
