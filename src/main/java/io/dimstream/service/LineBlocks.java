@@ -11,8 +11,10 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A file of JSON lines read as blocks of whole lines: the reading thread only copies bytes, finds the last line end
@@ -183,17 +185,16 @@ final class LineBlocks implements Iterator<LineBlocks.Block>, AutoCloseable {
    */
   static Map<Long, byte[]> recordsAt(Path file, Set<Long> lines) throws IOException {
     Map<Long, byte[]> found = new HashMap<>();
-    if (lines.isEmpty()) {
+    NavigableSet<Long> wanted = new TreeSet<>(lines);
+    if (wanted.isEmpty()) {
       return found;
     }
-    long last = lines.stream().mapToLong(Long::longValue).max().orElseThrow();
     try (LineBlocks blocks = new LineBlocks(file)) {
-      while (blocks.hasNext() && blocks.next.firstLine() <= last) {
+      while (blocks.hasNext() && blocks.next.firstLine() <= wanted.last()) {
         Block b = blocks.next();
-        long first = b.firstLine();
-        long end = blocks.hasNext() ? blocks.next.firstLine() : Long.MAX_VALUE;
-        if (lines.stream().anyMatch(l -> l >= first && l < end)) {
-          b.inputs().stream().filter(in -> lines.contains(in.line())).forEach(in -> found.put(in.line(), in.value()));
+        Long firstWanted = wanted.ceiling(b.firstLine());
+        if (firstWanted != null && (!blocks.hasNext() || firstWanted < blocks.next.firstLine())) {
+          b.inputs().stream().filter(in -> wanted.contains(in.line())).forEach(in -> found.put(in.line(), in.value()));
         }
       }
     }
