@@ -33,15 +33,21 @@ final class NewestStateCache {
     };
   }
 
-  /** Whether the key's newest state is cached; {@link #get} is then exact. */
+  /** What {@link #lookup} answers for a key not cached: its newest state is unknown here. */
+  static final KeyState UNKNOWN = new KeyState(null, null);
+
+  /** Whether the key's newest state is cached. */
   boolean contains(BusinessKey key) {
     return states.containsKey(key);
   }
 
-  /** The cached newest state, or null when the key has no stored event; only meaningful when {@link #contains}. */
-  KeyState get(BusinessKey key) {
+  /**
+   * The cached newest state (exact), null when the key is known to have no stored event, or {@link #UNKNOWN} when
+   * the key is not cached. One map lookup: the store asks once per event.
+   */
+  KeyState lookup(BusinessKey key) {
     KeyState s = states.get(key);
-    return s == ABSENT ? null : s;
+    return s == null ? UNKNOWN : s == ABSENT ? null : s;
   }
 
   /** Records what the store said the key's newest state is (null: no stored event). */
@@ -54,13 +60,8 @@ final class NewestStateCache {
    * stored. A key not cached stays uncached (its newest is unknown here, so the next read seeks).
    */
   void written(BusinessKey key, StoredEvent event) {
-    KeyState s = states.get(key);
-    if (s == null) {
-      return;
-    }
-    if (s == ABSENT || !event.sequence().isBefore(s.lastSequence())) {
-      states.put(key, new KeyState(event.sequence(), event.openAfter()));
-    }
+    states.computeIfPresent(key, (k, s) -> s == ABSENT || !event.sequence().isBefore(s.lastSequence())
+        ? new KeyState(event.sequence(), event.openAfter()) : s);
   }
 
   void clear() {

@@ -65,8 +65,9 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   @Override
   public KeyState current(BusinessKey key) {
-    if (newest.contains(key)) {
-      return newest.get(key);
+    KeyState cached = newest.lookup(key);
+    if (cached != NewestStateCache.UNKNOWN) {
+      return cached;
     }
     KeyState found = seekNewest(key);
     newest.read(key, found);

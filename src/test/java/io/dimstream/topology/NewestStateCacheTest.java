@@ -126,7 +126,7 @@ class NewestStateCacheTest {
     KeyState at1 = new KeyState(Sequence.of(1), null);
     cache.read(KEYS.get(0), at1);
     cache.read(KEYS.get(1), null);
-    assertThat(cache.get(KEYS.get(0))).isEqualTo(at1); // key 1 is now the most recently used
+    assertThat(cache.lookup(KEYS.get(0))).isEqualTo(at1); // key 1 is now the most recently used
     cache.read(KEYS.get(2), at1);
 
     assertThat(cache.size()).isEqualTo(2);
@@ -141,9 +141,9 @@ class NewestStateCacheTest {
     BusinessKey k = KEYS.get(0);
     cache.read(k, new KeyState(Sequence.of(20), null));
     cache.written(k, new StoredEvent(ChangeEvent.delete(k, Sequence.of(10)), null)); // an older event rewritten
-    assertThat(cache.get(k).lastSequence()).isEqualTo(Sequence.of(20));
+    assertThat(cache.lookup(k).lastSequence()).isEqualTo(Sequence.of(20));
     cache.written(k, new StoredEvent(ChangeEvent.delete(k, Sequence.of(30)), null));
-    assertThat(cache.get(k).lastSequence()).isEqualTo(Sequence.of(30));
+    assertThat(cache.lookup(k).lastSequence()).isEqualTo(Sequence.of(30));
 
     cache.written(KEYS.get(1), new StoredEvent(ChangeEvent.delete(KEYS.get(1), Sequence.of(5)), null));
     assertThat(cache.contains(KEYS.get(1))).as("a write does not make an unknown key known").isFalse();
