@@ -1,6 +1,7 @@
 package io.dimstream.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +92,23 @@ class BackfillTest {
     assertThat(dead.get("reason").asText()).isEqualTo(RejectReason.BEYOND_LATENESS_HORIZON);
     assertThat(dead.get("record").asText()).isEqualTo(tooLate);
     assertThat(dead.get("detail").asText()).contains("raise lateness_horizon to accept it");
+  }
+
+  @Test
+  void shouldStopWithAFixWhenARejectedRecordIsGoneFromTheFileWhenReadAgain() throws Exception {
+    Path yaml = dir.resolve("customers.yaml");
+    Files.writeString(yaml, Files.readString(Path.of("examples/customers.yaml")) + "lateness_horizon: 2d\n");
+    DimensionSpec spec = DimensionSpecLoader.load(yaml);
+    Path dlq = dir.resolve("dlq.jsonl");
+    List<String> lines = List.of(customer(1, "Paris", "2026-01-10T00:00:00Z"),
+        customer(1, "Lyon", "2026-01-01T00:00:00Z")); // too late: the fold's dead letter, its record read again
+
+    // the file's path reads a too-late record again by its line; here the file no longer holds it
+    assertThatThrownBy(() -> new Backfill(spec).run(ParallelDecode.batches(inputs(lines)), "changes.jsonl", dlq, 4,
+        key -> 0, (shard, rows) -> { }, Long.MAX_VALUE, () -> -1, (n, bytes) -> { }, wanted -> Map.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("line 2 holds no record any more")
+        .hasMessageContaining("Fix: backfill from a file nothing writes to");
   }
 
   private static Object city(DimensionSpec spec, Version v) {
