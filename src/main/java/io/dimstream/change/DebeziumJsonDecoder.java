@@ -116,14 +116,14 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
    * the same position.
    */
   private Object fromSource(JsonNode source, String field, Column c, boolean snapshot) throws RejectedRecord {
-    JsonNode v = present(source.get(field));
+    JsonNode v = present(source.get(SourcePositions.envelopeField(field)));
     if (v == null) {
       if (snapshot && !c.name().equals(firstSequence)) {
         return 0L;
       }
       throw ChangeErrors.missingSourceField(c, present(source.get("connector")));
     }
-    if (SourcePositions.isSpecial(field) && v.isTextual()) {
+    if (SourcePositions.isSpecial(field) && (v.isTextual() || v.isArray())) {
       return SourcePositions.read(field, v, c);
     }
     return EventAssembler.typed(v, c);

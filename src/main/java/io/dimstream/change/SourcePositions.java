@@ -14,11 +14,52 @@ final class SourcePositions {
 
   /** Whether the {@code source} field needs a conversion of its own (else it is read by its column type). */
   static boolean isSpecial(String field) {
-    return field.equals("file") || field.equals("change_lsn") || field.equals("commit_lsn");
+    return field.equals("file") || field.equals("change_lsn") || field.equals("commit_lsn")
+        || field.startsWith(SEQUENCE_ELEMENT);
+  }
+
+  /** Postgres' {@code source.sequence} is read element by element: {@code sequence.0}, {@code sequence.1}. */
+  static final String SEQUENCE_ELEMENT = "sequence.";
+
+  /** The field of the {@code source} block a sequence field is found in: {@code sequence} for its elements. */
+  static String envelopeField(String field) {
+    return field.startsWith(SEQUENCE_ELEMENT) ? "sequence" : field;
+  }
+
+  /**
+   * One element of Postgres' {@code source.sequence}, {@code "[\"24233888\",\"24233968\"]"}: [last committed
+   * LSN, LSN of the change] as digit strings. The first is null until the connector has seen a commit (snapshot
+   * rows, the first transaction streamed after them): it reads as 0, before every later commit.
+   */
+  private static long sequenceElement(String field, JsonNode node, Column column) throws RejectedRecord {
+    int index = field.equals(SEQUENCE_ELEMENT + "0") ? 0 : field.equals(SEQUENCE_ELEMENT + "1") ? 1 : -1;
+    JsonNode array;
+    try {
+      array = node.isArray() ? node : JsonRecords.READER.readTree(node.asText());
+    } catch (java.io.IOException e) {
+      array = null;
+    }
+    if (index < 0 || array == null || !array.isArray() || array.size() != 2) {
+      throw ChangeErrors.badType(column, "expected Postgres' source.sequence, a JSON array of two LSNs such as"
+          + " [\"24233888\",\"24233968\"], got " + ChangeErrors.shown(node.toString()));
+    }
+    JsonNode e = array.get(index);
+    if (e.isNull() && index == 0) {
+      return 0L;
+    }
+    String text = e.asText();
+    if (text.isEmpty() || text.length() > 19 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw ChangeErrors.badType(column, "expected an LSN as a number in source.sequence, got "
+          + ChangeErrors.shown(node.toString()));
+    }
+    return Long.parseLong(text);
   }
 
   /** {@code file}: a MySQL binlog file ("mysql-bin.000003") ordered by its index; an LSN packed into a long. */
   static long read(String field, JsonNode node, Column column) throws RejectedRecord {
+    if (field.startsWith(SEQUENCE_ELEMENT)) {
+      return sequenceElement(field, node, column);
+    }
     String text = node.asText();
     if (field.equals("file")) {
       int dot = text.lastIndexOf('.');

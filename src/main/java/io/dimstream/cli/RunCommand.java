@@ -2,6 +2,8 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.DimensionService;
+import io.dimstream.source.PostgresCapture;
+import io.dimstream.source.SourcedSpecs;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -26,10 +28,13 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DimensionSpec spec = options.apply(Specs.load(config));
+    SourcedSpecs.Sourced sourced = Specs.loadSourced(config);
+    DimensionSpec spec = options.apply(sourced.spec());
     DimensionService service = DimensionService.start(spec, options.bootstrapServers);
+    PostgresCapture capture = DatabaseSource.start(service, sourced.source());
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
+      DatabaseSource.close(capture);
       service.close();
       stopped.countDown();
       // Without this the JVM reports a SIGTERM as exit code 143 even after a clean stop; the service is
@@ -37,9 +42,10 @@ final class RunCommand implements Callable<Integer> {
       Runtime.getRuntime().halt(0);
     }, "dimstream-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    service.awaitFailure();
+    DatabaseSource.awaitFailure(service, capture);
     // A part failed: close what is left, then report.
     Runtime.getRuntime().removeShutdownHook(hook);
+    DatabaseSource.close(capture);
     service.close();
     return 1;
   }

@@ -1,8 +1,8 @@
 package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.expr.SpecExpressions;
+import io.dimstream.source.SourcedSpecs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -10,12 +10,17 @@ import java.nio.file.Path;
 final class Specs {
   private Specs() {}
 
-  static DimensionSpec load(Path config) {
+  /** The spec and its database source, if it has one; every command refuses a spec that does not check. */
+  static SourcedSpecs.Sourced loadSourced(Path config) {
     if (!Files.isRegularFile(config)) {
       throw CliErrors.missingSpec(config);
     }
-    DimensionSpec spec = DimensionSpecLoader.load(config);
-    SpecExpressions.compile(spec); // every command refuses a spec whose expressions do not check, before it starts
-    return spec;
+    SourcedSpecs.Sourced sourced = SourcedSpecs.load(config);
+    SpecExpressions.compile(sourced.spec());
+    return sourced;
+  }
+
+  static DimensionSpec load(Path config) {
+    return loadSourced(config).spec();
   }
 }

@@ -25,7 +25,30 @@ public final class DebeziumOrder {
       "oracle", List.of("source.commit_scn", "source.scn"),
       "mongodb", List.of("source.ts_ms", "source.ord")));
 
+  /**
+   * Postgres' {@code source.sequence}: the text of a JSON array [last committed LSN, LSN of the change], read as
+   * two sequence columns, one per element, compared left to right as numbers.
+   */
+  public static final String PG_SEQUENCE = "source.sequence";
+
   private DebeziumOrder() {}
+
+  /** {@code source.sequence} stands for its two elements, {@code source.sequence.0} and {@code source.sequence.1}. */
+  public static List<String> expand(List<String> sequence) {
+    if (!sequence.contains(PG_SEQUENCE)) {
+      return sequence;
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (String s : sequence) {
+      if (s.equals(PG_SEQUENCE)) {
+        out.add(PG_SEQUENCE + ".0");
+        out.add(PG_SEQUENCE + ".1");
+      } else {
+        out.add(s);
+      }
+    }
+    return out;
+  }
 
   /** Whether a sequence name is a field of the envelope's {@code source} block. */
   public static boolean isSourceField(String name) {

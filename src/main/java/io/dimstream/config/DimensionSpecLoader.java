@@ -22,7 +22,7 @@ public final class DimensionSpecLoader {
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
       "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
       "missing_fields", "unavailable_value", "unknown_fields", "history", "soft_delete",
-      "debezium", "derive", "skip_when");
+      "debezium", "derive", "skip_when", "source");
 
   private DimensionSpecLoader() {}
 
@@ -49,6 +49,9 @@ public final class DimensionSpecLoader {
       }
     }
     String name = text(root, "name", file);
+    if (PostgresSource.declaredIn(root)) {
+      PostgresSource.parse(root.get("source"), name, file); // checked here; io.dimstream.source runs it
+    }
     DimensionSpecBuilder b = DimensionSpec.builder(name).source(file);
     Path baseDir = file == null || file.toAbsolutePath().getParent() == null ? Path.of(".")
         : file.toAbsolutePath().getParent();
@@ -196,7 +199,7 @@ public final class DimensionSpecLoader {
    */
   private static List<String> debeziumSequence(JsonNode root, List<String> given, Map<String, ColumnType> declaredTypes,
       DimensionSpecBuilder b, Path file) {
-    List<String> sequence = given;
+    List<String> sequence = DebeziumOrder.expand(given);
     JsonNode options = root.get("debezium");
     if (options != null) {
       if (!options.isObject() || !options.has("connector")) {

@@ -1,0 +1,91 @@
+package io.dimstream.source;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.config.PostgresSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Loads a dimension spec that may capture a table itself ({@code source: postgres:}). What the spec leaves out is
+ * taken from the table: {@code columns} (every column, in table order), {@code key} (the primary key),
+ * {@code format: debezium-json}, {@code sequence: [source.sequence]} (commit order) and
+ * {@code topics.changes_keyed_by_business_key: true} (the source writes each record in its key's partition).
+ */
+public final class SourcedSpecs {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** A spec with its database source, if it has one. */
+  public record Sourced(DimensionSpec spec, Optional<PostgresSource> source) {}
+
+  private SourcedSpecs() {}
+
+  /**
+   * Loads {@code file}; with a database source and no {@code columns} or {@code key}, asks the database for them.
+   *
+   * @throws io.dimstream.config.SpecException when the spec is invalid
+   * @throws SourceException when the database cannot be reached or the table lacks what the spec leaves out
+   */
+  public static Sourced load(Path file) {
+    JsonNode root;
+    try {
+      root = YAML.readTree(Files.readString(file));
+    } catch (IOException | RuntimeException e) {
+      return new Sourced(DimensionSpecLoader.load(file), Optional.empty()); // the loader says what is wrong
+    }
+    if (!(root instanceof ObjectNode tree) || !PostgresSource.declaredIn(root) || !root.hasNonNull("name")) {
+      return new Sourced(DimensionSpecLoader.load(file), Optional.empty());
+    }
+    PostgresSource source = PostgresSource.parse(root.get("source"), root.get("name").asText(), file);
+    complete(tree, source);
+    return new Sourced(DimensionSpecLoader.parse(tree, file), Optional.of(source));
+  }
+
+  private static void complete(ObjectNode tree, PostgresSource source) {
+    if (tree.has("format")) {
+      String f = tree.get("format").asText();
+      if (!f.equals("debezium-json") && !f.equals("debezium")) {
+        throw SourceErrors.notDebezium(f);
+      }
+    } else {
+      tree.put("format", "debezium-json");
+    }
+    if (!tree.has("sequence") && !tree.has("debezium")) {
+      tree.putArray("sequence").add("source.sequence");
+    }
+    JsonNode topics = tree.get("topics");
+    if (topics == null || topics.isNull()) {
+      topics = tree.putObject("topics");
+    }
+    if (topics instanceof ObjectNode t && !t.has("changes_keyed_by_business_key")) {
+      t.put("changes_keyed_by_business_key", true);
+    }
+    boolean needColumns = !tree.has("columns") && !tree.has("schema");
+    if (!needColumns && tree.has("key")) {
+      return;
+    }
+    try (PostgresCatalog catalog = PostgresCatalog.open(source)) {
+      PostgresCatalog.TableShape shape = catalog.shape();
+      if (needColumns) {
+        if (!shape.unsupported().isEmpty()) {
+          throw SourceErrors.unsupportedColumns(source, shape.unsupported());
+        }
+        ObjectNode columns = tree.putObject("columns");
+        shape.columns().forEach(columns::put);
+      }
+      if (!tree.has("key")) {
+        if (shape.primaryKey().isEmpty()) {
+          throw SourceErrors.noPrimaryKey(source);
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode key = tree.putArray("key");
+        shape.primaryKey().forEach(key::add);
+      }
+    }
+  }
+}
