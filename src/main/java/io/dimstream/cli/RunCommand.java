@@ -28,8 +28,8 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    SourcedSpecs.Sourced sourced = Specs.loadSourced(config);
-    DimensionSpec spec = options.apply(sourced.spec());
+    SourcedSpecs.Sourced sourced = Specs.loadSourced(config, options::apply);
+    DimensionSpec spec = sourced.spec();
     DimensionService service = DimensionService.start(spec, options.bootstrapServers);
     PostgresCapture capture = DatabaseSource.start(service, sourced.source());
     CountDownLatch stopped = new CountDownLatch(1);

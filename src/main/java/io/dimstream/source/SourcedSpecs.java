@@ -10,7 +10,13 @@ import io.dimstream.config.PostgresSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.dimstream.table.DeltaTable;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads a dimension spec that may capture a table itself ({@code source: postgres:}). What the spec leaves out is
@@ -19,6 +25,7 @@ import java.util.Optional;
  * {@code topics.changes_keyed_by_business_key: true} (the source writes each record in its key's partition).
  */
 public final class SourcedSpecs {
+  private static final Logger LOG = LoggerFactory.getLogger(SourcedSpecs.class);
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   /** A spec with its database source, if it has one. */
@@ -33,6 +40,16 @@ public final class SourcedSpecs {
    * @throws SourceException when the database cannot be reached or the table lacks what the spec leaves out
    */
   public static Sourced load(Path file) {
+    return load(file, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #load(Path)}, with the command line's {@code overrides} of the service settings applied. Columns
+   * taken from the table are those of the first start: when the Delta table already exists, a column the database
+   * table gained since (ALTER TABLE ADD COLUMN) is left out, so its values are undeclared fields
+   * ({@code unknown_fields}) until the spec declares it, and the dimension's stored events keep their shape.
+   */
+  public static Sourced load(Path file, UnaryOperator<DimensionSpec> overrides) {
     JsonNode root;
     try {
       root = YAML.readTree(Files.readString(file));
@@ -43,8 +60,27 @@ public final class SourcedSpecs {
       return new Sourced(DimensionSpecLoader.load(file), Optional.empty());
     }
     PostgresSource source = PostgresSource.parse(root.get("source"), root.get("name").asText(), file);
+    boolean derivedColumns = !tree.has("columns") && !tree.has("schema");
     complete(tree, source);
-    return new Sourced(DimensionSpecLoader.parse(tree, file), Optional.of(source));
+    DimensionSpec spec = overrides.apply(DimensionSpecLoader.parse(tree, file));
+    Path table = spec.service().tablePath();
+    if (derivedColumns && Files.isDirectory(table.resolve("_delta_log"))) {
+      DimensionSpec written = DeltaTable.open(table).spec();
+      ObjectNode columns = (ObjectNode) tree.get("columns");
+      List<String> added = new ArrayList<>();
+      columns.fieldNames().forEachRemaining(c -> {
+        if (written.column(c) == null) {
+          added.add(c);
+        }
+      });
+      if (!added.isEmpty()) {
+        LOG.warn("{}: the columns {} of {} are newer than the table {}; their values are undeclared fields"
+            + " (unknown_fields) until the spec declares them under 'columns:'", file, added, source, table);
+        columns.remove(added);
+        spec = overrides.apply(DimensionSpecLoader.parse(tree, file));
+      }
+    }
+    return new Sourced(spec, Optional.of(source));
   }
 
   private static void complete(ObjectNode tree, PostgresSource source) {
