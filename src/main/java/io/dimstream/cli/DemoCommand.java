@@ -47,11 +47,18 @@ final class DemoCommand implements Callable<Integer> {
       + "default: ${DEFAULT-VALUE}.")
   long timeoutSeconds = 600;
 
+  @Option(names = "--source", description = "postgres: capture a table of an embedded Postgres (wal_level=logical) "
+      + "with the database source while a workload of transactions runs, instead of sending a change file.")
+  String source;
+
   @Mixin
   ServiceOptions options = new ServiceOptions();
 
   @Override
   public Integer call() throws Exception {
+    if (source != null) {
+      return PostgresDemo.run(source, options, exitWhenDone, timeoutSeconds);
+    }
     if (!Files.isRegularFile(input)) {
       throw CliErrors.missingInput(input);
     }
@@ -135,7 +142,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** The demo always starts from scratch, but only ever deletes a directory an earlier demo made. */
-  private static void freshDemoDir(Path dir) throws IOException {
+  static void freshDemoDir(Path dir) throws IOException {
     if (Files.exists(dir.resolve(DEMO_MARKER))) {
       try (Stream<Path> walk = Files.walk(dir)) {
         for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {

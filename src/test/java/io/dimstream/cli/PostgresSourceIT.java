@@ -1,13 +1,16 @@
 package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.service.TopicReader;
 import io.dimstream.source.LocalPostgres;
+import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
 import io.dimstream.table.DeltaTable;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +30,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.AfterAll;
@@ -128,7 +132,8 @@ class PostgresSourceIT {
       transactions += workload(c, other, 300, 750);
       Map<Integer, List<String>> database = databaseRows();
       awaitOrFail(service, () -> currentRows(spec).equals(database), "the table's current rows to equal the database");
-      awaitOrFail(service, () -> history(spec).equals(auditHistory()), "the table's history to equal the audit's");
+      Map<Integer, List<String>> audit = auditHistory();
+      awaitOrFail(service, () -> history(spec).equals(audit), "the table's history to equal the audit's");
       assertThat(service.stop()).as("exit code after SIGTERM; see " + log).isZero();
     }
     assertThat(transactions).isGreaterThanOrEqualTo(1_000);
@@ -136,6 +141,70 @@ class PostgresSourceIT {
     assertThat(currentRows(spec)).isEqualTo(databaseRows());
     assertThat(Files.readString(log)).as("the column added mid-stream is warned about (unknown_fields: warn)")
         .contains("field 'note'");
+    assertWhatTheConnectorSent(spec);
+  }
+
+  /** The cases the workload is there for did happen: snapshot reads, unchanged TOASTed values, tombstones. */
+  private void assertWhatTheConnectorSent(DimensionSpec spec) {
+    List<ConsumerRecord<byte[], byte[]>> records =
+        TopicReader.readAll(KAFKA.clientProperties(), spec.topics().changes(), true).kept();
+    List<String> values = records.stream().map(r -> r.value() == null ? "" : new String(r.value(),
+        StandardCharsets.UTF_8)).toList();
+    assertThat(values).filteredOn(v -> v.contains("\"op\":\"r\"")).hasSizeGreaterThanOrEqualTo(SEED_ROWS);
+    assertThat(values).filteredOn(v -> v.contains("__debezium_unavailable_value")).isNotEmpty();
+    assertThat(records).filteredOn(r -> r.value() == null).as("tombstones after deletes").isNotEmpty();
+    Map<String, Long> sequences = new HashMap<>();
+    values.stream().filter(v -> !v.isEmpty()).forEach(v -> sequences.merge(v.replaceAll(".*\"sequence\":\"(\\[[^]]*])\".*", "$1")
+        + v.replaceAll(".*\"txId\":(\\d+).*", "$1"), 1L, Long::sum));
+    System.out.printf("PostgresSourceIT: %d change records, %d tombstones, %d sent twice after the crash%n",
+        records.size(), records.stream().filter(r -> r.value() == null).count(),
+        sequences.values().stream().filter(n -> n > 1).count());
+  }
+
+  @Test
+  void shouldRefuseToStartWithTheFixWhenTheDatabaseLacksSomething() throws Exception {
+    String ok = postgres.createOwner("errs", "owner_errs", "secret");
+    try (Connection c = postgres.connect("errs"); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE keyed (id int PRIMARY KEY, name text)");
+      s.execute("CREATE TABLE unkeyed (id int, name text)");
+      s.execute("ALTER TABLE keyed OWNER TO owner_errs");
+      s.execute("ALTER TABLE unkeyed OWNER TO owner_errs");
+      s.execute("CREATE ROLE reader LOGIN PASSWORD 'secret'");
+      s.execute("GRANT SELECT ON keyed TO reader");
+    }
+    assertThatThrownBy(() -> SourcedSpecs.load(spec("nope", ok, "public.missing")))
+        .hasMessageContaining("the table public.missing does not exist")
+        .hasMessageContaining("Fix: create it");
+    assertThatThrownBy(() -> SourcedSpecs.load(spec("unkeyed", ok, "unkeyed")))
+        .hasMessageContaining("has no primary key")
+        .hasMessageContaining("ADD PRIMARY KEY");
+    String reader = ok.replace("owner_errs", "reader");
+    assertThatThrownBy(() -> start(spec("reader", reader, "keyed")))
+        .hasMessageContaining("may not open a replication connection")
+        .hasMessageContaining("ALTER ROLE reader WITH REPLICATION");
+    try (LocalPostgres replica = LocalPostgres.start("replica")) {
+      String url = replica.createOwner("shop", "owner_replica", "secret");
+      try (Connection c = replica.connect("shop"); Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE keyed (id int PRIMARY KEY, name text)");
+        s.execute("ALTER TABLE keyed OWNER TO owner_replica");
+      }
+      assertThatThrownBy(() -> start(spec("walrep", url, "keyed")))
+          .hasMessageContaining("wal_level is 'replica', but capturing changes needs 'logical'")
+          .hasMessageContaining("ALTER SYSTEM SET wal_level = logical");
+    }
+  }
+
+  private Path spec(String name, String url, String table) throws Exception {
+    return Files.writeString(dir.resolve(name + ".yaml"), """
+        name: %s
+        source: {postgres: {url: "%s", table: %s}}
+        service: {data_dir: %s}
+        """.formatted(name, url, table, dir.resolve("data-" + name)));
+  }
+
+  private static void start(Path yaml) {
+    SourcedSpecs.Sourced s = SourcedSpecs.load(yaml);
+    PostgresCapture.start(s.spec(), s.source().orElseThrow(), KAFKA.clientProperties()).close();
   }
 
   // --- the workload ---------------------------------------------------------------------------------------------
@@ -408,7 +477,7 @@ class PostgresSourceIT {
 
   private void awaitOrFail(ServiceProcess service, Callable<Boolean> condition, String what) throws Exception {
     try {
-      await(what).atMost(PHASE_TIMEOUT).pollInterval(Duration.ofMillis(500))
+      await(what).atMost(PHASE_TIMEOUT).pollInterval(Duration.ofSeconds(1))
           .failFast("the service died", () -> !service.isAlive())
           .until(condition);
     } catch (TerminalFailureException e) {
