@@ -71,13 +71,21 @@ final class PostgresDemo {
         c.setAutoCommit(false);
         int committed = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (!caughtUp(service, c)) { // the initial snapshot first, so the workload is seen live
+          if (System.nanoTime() > deadline || capture.stopped().isDone()) {
+            System.err.println("The initial snapshot did not reach the table; see the log above.");
+            return 1;
+          }
+          Thread.sleep(500);
+        }
+        out.printf("Initial snapshot in the table: %s. Now %d transactions:%n", summary(service), TRANSACTIONS);
         while (committed < TRANSACTIONS) {
           transaction(c, random);
           committed++;
           if (committed % 30 == 0) {
             out.printf("  %3d transactions committed; the table: %s%n", committed, summary(service));
           }
-          Thread.sleep(50);
+          Thread.sleep(100);
         }
         while (!caughtUp(service, c)) {
           if (System.nanoTime() > deadline || capture.stopped().isDone()) {
