@@ -13,6 +13,8 @@ import io.dimstream.source.LocalPostgres;
 import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
 import io.dimstream.table.DeltaTable;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -191,6 +193,32 @@ class PostgresSourceIT {
       assertThatThrownBy(() -> start(spec("walrep", url, "keyed")))
           .hasMessageContaining("wal_level is 'replica', but capturing changes needs 'logical'")
           .hasMessageContaining("ALTER SYSTEM SET wal_level = logical");
+    }
+  }
+
+  @Test
+  void shouldRunTheDemoWithAPostgresSource() throws Exception {
+    Path table = dir.resolve("demo-table");
+    PrintStream original = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+      System.setOut(out);
+      code = Main.commandLine().execute("demo", "--source", "postgres", "--exit-when-done", "--data-dir",
+          dir.resolve("demo").toString(), "--table", table.toString(), "--http-port", "0", "--bootstrap-servers",
+          KAFKA.bootstrapServers());
+    } finally {
+      System.setOut(original);
+    }
+    String text = captured.toString(StandardCharsets.UTF_8);
+    original.print(text);
+    assertThat(code).as(text).isZero();
+    assertThat(text).contains("Initial snapshot in the table: 30 versions, 30 current rows")
+        .contains("150 transactions on postgresql://dimstream:***@127.0.0.1:").contains("the table equals the database");
+    try (Stream<Version> rows = DeltaTable.open(table).latest().scan()) {
+      List<Version> all = rows.toList();
+      assertThat(all.stream().filter(Version::isCurrent).count()).isPositive();
+      assertThat(all.size()).as("versions: the history of 150 transactions").isGreaterThan(60);
     }
   }
 
