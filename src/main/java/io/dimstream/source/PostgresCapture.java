@@ -194,7 +194,8 @@ public final class PostgresCapture implements AutoCloseable {
       LOG.info("Capture of {} stopped: {}", source, message);
       stopped.complete(null);
     } else {
-      SourceException e = SourceErrors.failed(source, message, error);
+      SourceException e = String.valueOf(message).contains("no longer available on the server")
+          ? SourceErrors.positionGone(source, offsetsTopic(spec), error) : SourceErrors.failed(source, message, error);
       LOG.error(e.getMessage(), error);
       stopped.completeExceptionally(e);
     }

@@ -69,6 +69,13 @@ final class SourceErrors {
         + " sets format: " + format + ". Fix: remove 'format' (or set format: debezium-json)");
   }
 
+  static SourceException positionGone(PostgresSource s, String offsetsTopic, Throwable cause) {
+    return new SourceException("The database source " + s + " stopped: the position stored in " + offsetsTopic
+        + " is no longer in the replication slot '" + s.slot() + "' (the slot was dropped, or the database was"
+        + " recreated). Fix: if the database really is new, delete the topic " + offsetsTopic + " so the source"
+        + " starts over with a snapshot; otherwise restore the slot's database", cause);
+  }
+
   static SourceException failed(PostgresSource s, String message, Throwable cause) {
     return new SourceException("The database source " + s + " stopped: " + message + ". Fix: see the cause in the"
         + " log; a restart resumes from the last position stored in Kafka", cause);

@@ -95,7 +95,7 @@ class PostgresSourceIT {
       commit(c);
     }
     Path yaml = Files.writeString(dir.resolve("customers.yaml"), """
-        name: customers_pg
+        name: customers_audit
         source:
           postgres:
             url: %s
