@@ -10,7 +10,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Holds the package arrows of STYLE.md: each layer depends only on the layers below it. */
+/**
+ * Holds the package layering of docs/concepts.md ("The code by concept"): each layer depends only on the layers
+ * below it.
+ */
 class ArchitectureTest {
   private static JavaClasses main;
 

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One dimension: its columns, business key, sequence, tracked columns and delete rule (DESIGN.md section 1),
+ * One dimension: its columns, business key, sequence, tracked columns and delete rule (docs/concepts.md),
  * plus topic names, formats, the lateness horizon and how the service runs it. Built only by
  * {@link DimensionSpecLoader} or {@link #builder}, which validate everything; an instance is always valid.
  *

@@ -19,7 +19,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
- * The history questions of DESIGN.md section 4 over one {@link VersionSource} (one table version). Times are
+ * The history questions of docs/concepts.md ("Asking the table") over one {@link VersionSource} (one table version). Times are
  * values of the first sequence column as sequence longs (see {@link SequenceTimes}); a version is valid at T when
  * {@code valid_from <= T < valid_to} on their first parts, an open version ({@code valid_to} null) from its
  * {@code valid_from} on. Thread-safe if the source is.
