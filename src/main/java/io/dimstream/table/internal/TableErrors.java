@@ -3,7 +3,6 @@ package io.dimstream.table.internal;
 import io.dimstream.config.ColumnType;
 import io.dimstream.table.CommitConflictException;
 import io.dimstream.table.CommitStateUnknownException;
-import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableException;
 import io.dimstream.table.TxnOverlapException;
 import io.dimstream.table.internal.actions.Protocol;
