@@ -10,6 +10,7 @@ import dev.cel.common.values.NullValue;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.model.Absent;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
 import java.util.HashMap;
@@ -66,7 +67,10 @@ final class Bindings implements CelTypeProvider {
     return types().stream().filter(t -> t.name().equals(typeName)).findFirst();
   }
 
-  /** The event as a CEL value; a delete's attributes are null. */
+  /**
+   * The event as a CEL value: its attributes as decoded, a delete's those its record carried; a column the event
+   * leaves out (or a delete does not carry) is null.
+   */
   Map<String, Object> event(ChangeEvent event) {
     Map<String, Object> out = new HashMap<>();
     putAll(out, keys, event.key().values());
@@ -79,7 +83,8 @@ final class Bindings implements CelTypeProvider {
     List<Object> values = event.attributes();
     for (int i = 0; i < attributes.size(); i++) {
       Column c = attributes.get(i);
-      out.put(c.name(), CelColumns.toCel(c.type(), i < values.size() ? values.get(i) : null));
+      Object v = i < values.size() ? values.get(i) : null;
+      out.put(c.name(), CelColumns.toCel(c.type(), v == Absent.VALUE ? null : v));
     }
     return out;
   }

@@ -100,22 +100,33 @@ public final class SpecExpressions implements Derivation {
 
   /**
    * Applies the conditions: empty when {@code skip_when} holds (the event is dropped as if never sent), a delete
-   * of the same key and sequence when {@code delete.when} holds, else the event as it is.
+   * of the same key and sequence when {@code delete.when} holds, else the event as it is. A delete is judged by the
+   * columns its record carries (the decoder keeps them under {@code skip_when}; a column it does not carry is
+   * null) and goes on without them: the fold never reads a delete's attributes.
    *
    * @throws ExpressionException when a condition fails on the event
    */
   public Optional<ChangeEvent> admit(ChangeEvent event) {
     if (skipWhen == null && deleteWhen == null) {
-      return Optional.of(event);
+      return Optional.of(bare(event));
     }
     Map<String, Object> vars = Map.of(Bindings.EVENT, bindings.event(event));
     if (skipWhen != null && test(skipWhen, vars, event)) {
       return Optional.empty();
     }
-    if (deleteWhen != null && !event.delete() && test(deleteWhen, vars, event)) {
+    if (event.delete()) {
+      return Optional.of(bare(event));
+    }
+    if (deleteWhen != null && test(deleteWhen, vars, event)) {
       return Optional.of(ChangeEvent.delete(event.key(), event.sequence()));
     }
     return Optional.of(event);
+  }
+
+  /** A delete without the columns it was judged by; any other event as it is. */
+  private static ChangeEvent bare(ChangeEvent event) {
+    return event.delete() && !event.attributes().isEmpty() ? ChangeEvent.delete(event.key(), event.sequence())
+        : event;
   }
 
   /** Every {@code derive} expression sees the event as decoded and the version open before it. */
