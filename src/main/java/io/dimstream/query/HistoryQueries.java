@@ -42,11 +42,6 @@ public final class HistoryQueries {
     return source.tableVersion();
   }
 
-  /** Whether {@code v} is valid at {@code at}: {@code valid_from <= at < valid_to}, first parts, open included. */
-  public static boolean validAt(Version v, long at) {
-    return v.validFrom().first() <= at && (v.validTo() == null || v.validTo().first() > at);
-  }
-
   /**
    * The dimension as it was valid at {@code at}: at most one version per key, in storage order (not sorted), read
    * lazily with memory bounded by one data file's row group. Close the stream.
@@ -55,7 +50,7 @@ public final class HistoryQueries {
    * @param where filters every returned version satisfies (ANDed); empty = none
    */
   public Stream<Version> asOf(long at, Set<BusinessKey> keys, List<? extends Predicate<Version>> where) {
-    Stream<Version> s = source.scan(ScanHints.validAt(keys, at)).filter(v -> validAt(v, at));
+    Stream<Version> s = source.scan(ScanHints.validAt(keys, at)).filter(v -> v.validAt(at));
     if (!keys.isEmpty()) {
       s = s.filter(v -> keys.contains(v.key()));
     }

@@ -3,8 +3,8 @@ package io.dimstream.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
-import static org.quicktheories.generators.SourceDSL.longs;
 
+import io.dimstream.fixtures.AnyNumber;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -13,8 +13,8 @@ class TimestampFormatProperties {
 
   @Test
   void shouldFormatAsInstantToStringDoes() {
-    qt().withExamples(5_000).forAll(longs().between(-9_223_372_036_854L, 9_223_372_036_854L),
-        integers().between(0, 999_999_999), integers().between(0, 3)).checkAssert((second, nanos, precision) -> {
+    qt().withExamples(5_000).forAll(AnyNumber.longsBetween(-9_223_372_036_854L, 9_223_372_036_854L),
+        AnyNumber.intsBetween(0, 999_999_999), integers().between(0, 3)).checkAssert((second, nanos, precision) -> {
           Instant instant = TimestampParsingProperties.instant(second, nanos, precision);
           assertThat(ColumnValues.formatTimestamp(instant)).isEqualTo(instant.toString());
         });
@@ -22,7 +22,7 @@ class TimestampFormatProperties {
 
   @Test
   void shouldFormatEveryDayOfTheFastRangeAsInstantToStringDoes() {
-    qt().withExamples(2_000).forAll(longs().between(0, 2_932_896), integers().between(0, 86_399))
+    qt().withExamples(2_000).forAll(AnyNumber.longsBetween(0, 2_932_896), AnyNumber.intsBetween(0, 86_399))
         .checkAssert((day, second) -> {
           Instant instant = Instant.ofEpochSecond(day * 86_400 + second);
           assertThat(ColumnValues.formatTimestamp(instant)).isEqualTo(instant.toString());

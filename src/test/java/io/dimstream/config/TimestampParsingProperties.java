@@ -3,8 +3,8 @@ package io.dimstream.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
-import static org.quicktheories.generators.SourceDSL.longs;
 
+import io.dimstream.fixtures.AnyNumber;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
@@ -15,8 +15,8 @@ class TimestampParsingProperties {
 
   @Test
   void canonicalFormsParseAsTheIsoParserDoes() {
-    qt().withExamples(2_000).forAll(longs().between(-62_135_596_800L, 253_402_300_799L),
-        integers().between(0, 999_999_999), integers().between(0, 3)).checkAssert((second, nanos, precision) -> {
+    qt().withExamples(2_000).forAll(AnyNumber.longsBetween(-62_135_596_800L, 253_402_300_799L),
+        AnyNumber.intsBetween(0, 999_999_999), integers().between(0, 3)).checkAssert((second, nanos, precision) -> {
           Instant instant = TimestampParsingProperties.instant(second, nanos, precision);
           String text = instant.toString();
           Instant general = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
@@ -27,7 +27,7 @@ class TimestampParsingProperties {
 
   @Test
   void otherFormsFallBackToTheGeneralParser() {
-    qt().withExamples(200).forAll(longs().between(0, 4_000_000_000L)).checkAssert(second -> {
+    qt().withExamples(200).forAll(AnyNumber.longsBetween(0, 4_000_000_000L)).checkAssert(second -> {
       String withOffset = OffsetDateTime.ofInstant(Instant.ofEpochSecond(second), java.time.ZoneOffset.ofHours(2))
           .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
       assertThat(ColumnValues.parseCanonicalUtc(withOffset)).isNull();

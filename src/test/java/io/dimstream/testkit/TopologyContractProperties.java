@@ -2,11 +2,11 @@ package io.dimstream.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
-import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.dimstream.config.DeleteRule;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.fixtures.AnyNumber;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.ChangeEvent;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ class TopologyContractProperties {
   @Test
   void anyArrivalOrderGivesTheReferenceFold() {
     // each example runs the topology; a bounded shrink keeps a failing run to minutes
-    qt().withExamples(40).withShrinkCycles(50).forAll(longs().all(), integers().between(1, 300))
+    qt().withExamples(40).withShrinkCycles(50).forAll(longs().all(), AnyNumber.intsBetween(1, 300))
         .checkAssert(TopologyContractProperties::foldsAsTheReference);
   }
 
