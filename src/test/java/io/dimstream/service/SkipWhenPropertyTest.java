@@ -98,6 +98,42 @@ class SkipWhenPropertyTest {
     });
   }
 
+  /**
+   * Where {@code derive} reads the event alone, backfill judges conditions, lateness and {@code derive} failures
+   * before one fold per key; the engine's history and dead letters (reason and detail, in arrival order) are its
+   * reference. Here {@code derive} fails on a missing tier and the horizon rejects events over 3 minutes late.
+   */
+  @Test
+  void backfillRejectsWhatTheEngineRejectsWhenDeriveReadsTheEventAlone() throws IOException {
+    Path file = dir.resolve("failing.yaml");
+    Files.writeString(file, Files.readString(dir.resolve("customers.yaml"))
+        .replaceFirst("  tier_rank: \".*\"\n", "  tier_rank: \"event.tier.size() > 4 ? 2 : 1\"\n")
+        + "lateness_horizon: 3m\n");
+    DimensionSpec spec = DimensionSpecLoader.load(file);
+    assertThat(SpecExpressions.compile(spec).derivesFromPrev()).isFalse();
+    Backfill backfill = new Backfill(spec);
+    qt().withExamples(30).forAll(FILES).checkAssert(recs -> {
+      List<String> sent = recs.stream().map(Rec::json).toList();
+      List<TopologyRunner.Rejection> engineRejected = new ArrayList<>();
+      TopologyRunner.Replay engine = TopologyRunner.replay(spec, DeleteConditionsTest.bytes(sent),
+          engineRejected::add);
+      try {
+        Path dlq = Files.createTempFile(dir, "dlq", ".jsonl");
+        Backfill.Result r = backfill.build(DeleteConditionsTest.inputs(sent), "changes.jsonl", dlq);
+        assertThat(r.versions()).isEqualTo(engine.history());
+        List<String> dead = new ArrayList<>();
+        for (String line : Files.readAllLines(dlq, StandardCharsets.UTF_8)) {
+          var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+          dead.add(node.get("reason").asText() + " " + node.get("detail").asText() + " " + node.get("record").asText());
+        }
+        assertThat(dead).containsExactlyInAnyOrderElementsOf(engineRejected.stream()
+            .map(x -> x.reason() + " " + x.detail() + " " + x.valueText()).toList());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+  }
+
   /** The reference fold of the records a user keeps after removing those the condition matches. */
   static List<Version> expected(List<Rec> file) {
     ChangeDecoder decoder = ChangeDecoder.forSpec(withoutCondition);
