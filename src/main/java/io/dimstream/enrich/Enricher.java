@@ -236,14 +236,27 @@ public final class Enricher {
     if (cutoff == Long.MIN_VALUE) {
       return;
     }
-    for (Map.Entry<byte[], byte[]> e : facts.range(factKey(kb, Long.MIN_VALUE, new byte[0]), factBound(kb, cutoff))) {
+    List<Map.Entry<byte[], byte[]>> passed = facts.range(factKey(kb, Long.MIN_VALUE, new byte[0]),
+        factBound(kb, cutoff));
+    if (passed.isEmpty()) {
+      return;
+    }
+    // a fact the key's unfinished run of changes touched gets its last correction now: it is final
+    byte[] range = pendingKey != null && Arrays.equals(pendingKey, kb) ? versions.get(key(PENDING, kb)) : null;
+    long lo = range == null ? Long.MAX_VALUE : ByteBuffer.wrap(range).getLong(0);
+    long hi = range == null ? Long.MIN_VALUE : ByteBuffer.wrap(range).getLong(8);
+    List<Version> list = keyVersions(kb, key).versions();
+    for (Map.Entry<byte[], byte[]> e : passed) {
       EnrichmentState.StoredFact stored = state.decodeFact(e.getValue());
+      long t = shape.time(stored.fact());
+      Version v = PointInTime.at(list, t);
       if (stored.shown() == null) {
-        long t = shape.time(stored.fact());
         facts.delete(waitingKey(t, e.getKey()));
-        Version v = PointInTime.at(keyVersions(kb, key).versions(), t);
         out.accept(new Enriched(stored.fact(), v, 1));
         counters.countFirst(v != null);
+      } else if (t >= lo && t < hi && !sameOutput(shown(v), stored.shown())) {
+        out.accept(new Enriched(stored.fact(), v, stored.revision() + 1));
+        counters.countCorrected();
       }
       facts.delete(e.getKey());
       counters.countDropped();
@@ -299,7 +312,7 @@ public final class Enricher {
   }
 
   private long cutoff(long newest) {
-    if (horizon == Long.MAX_VALUE || newest == Long.MIN_VALUE || newest - Long.MIN_VALUE < horizon) {
+    if (horizon == Long.MAX_VALUE || newest < Long.MIN_VALUE + horizon) {
       return Long.MIN_VALUE;
     }
     return newest - horizon;
