@@ -2,7 +2,11 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.DimensionService;
+import io.dimstream.enrich.EnrichmentSpec;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -21,13 +25,18 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
   Path config;
 
+  @Option(names = "--enrich", description = "An enrichment spec (YAML) of this dimension, run in the same application;"
+      + " may be given several times (docs/enrichment.md).")
+  List<Path> enrich = new ArrayList<>();
+
   @Mixin
   ServiceOptions options = new ServiceOptions();
 
   @Override
   public Integer call() throws Exception {
     DimensionSpec spec = options.apply(Specs.load(config));
-    DimensionService service = DimensionService.start(spec, options.bootstrapServers);
+    List<EnrichmentSpec> enrichments = Specs.loadEnrichments(enrich, spec);
+    DimensionService service = DimensionService.start(spec, enrichments, options.bootstrapServers, Clock.systemUTC());
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       service.close();
