@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Enrichment on a real broker, in the dimension's own application with two partitions: orders sent between two halves
  * of a customers change stream whose second half holds late events crossing the orders' times are corrected on the
- * output topic, whose last record per order equals the batch point-in-time join with the final history.
+ * output topic, whose last record per order equals the batch point-in-time join with the final history; and
+ * {@code dimstream enrich} against the table the service wrote gives the same join.
  */
 class EnrichmentIT {
   @RegisterExtension
@@ -122,7 +123,22 @@ class EnrichmentIT {
       assertThat(counters.corrected()).isPositive();
       assertThat(counters.enriched()).isEqualTo(facts.size());
       assertThat(TopicReader.readAll(service.kafka(), orders.dlqTopic(), true).kept()).isEmpty();
+      assertThat(CatchUp.await(() -> CatchUp.tableCaughtUp(service.kafka(), customers, service.table()),
+          Duration.ofMinutes(1))).as("the table caught up").isTrue();
     }
+
+    // offline, against the table the service wrote: the same join, revision 1
+    Path out = dir.resolve("enriched.jsonl");
+    int code = Main.commandLine().execute("enrich", "--config", dir.resolve("orders-enrich.yaml").toString(),
+        "--table", dir.resolve("table").toString(), "--facts", factsFile.toString(), "--output", out.toString());
+    assertThat(code).isZero();
+    Map<String, String> offline = new HashMap<>();
+    for (String line : Files.readAllLines(out)) {
+      ObjectNode row = (ObjectNode) read(line.getBytes(StandardCharsets.UTF_8));
+      assertThat(row.get("revision").asLong()).isEqualTo(1);
+      offline.put("[" + row.get("order_id").asLong() + "]", withoutRevision(row).toString());
+    }
+    assertThat(offline).isEqualTo(expected);
   }
 
   /** {@code n} orders of the stream's customers (and of one unknown customer), at times spread over the stream's. */
