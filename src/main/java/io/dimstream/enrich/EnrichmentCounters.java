@@ -35,6 +35,17 @@ public final class EnrichmentCounters {
     return dropped.get();
   }
 
+  /** The counters by name, in the order enriched, unmatched, waited, corrected, dropped. */
+  public java.util.Map<String, Long> snapshot() {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    out.put("enriched", enriched());
+    out.put("unmatched", unmatched());
+    out.put("waited", waited());
+    out.put("corrected", corrected());
+    out.put("dropped", dropped());
+    return out;
+  }
+
   void countFirst(boolean found) {
     enriched.incrementAndGet();
     if (!found) {

@@ -63,7 +63,7 @@ public final class DimensionService implements AutoCloseable {
   private final CountDownLatch failed = new CountDownLatch(1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private List<EnrichmentSpec> enrichments = List.of();
-  private Map<String, EnrichmentCounters> enrichmentCounters = Map.of();
+  private volatile Map<String, EnrichmentCounters> enrichmentCounters = Map.of();
 
   private DimensionService(DimensionSpec spec, Clock clock) {
     this.spec = spec;
@@ -201,7 +201,11 @@ public final class DimensionService implements AutoCloseable {
 
   /** The counters of {@code /metrics}: the topology's, the compactor's lag and the table's version. */
   public ServiceMetrics metrics() {
-    return new ServiceMetricsReader(() -> streams, compactor::current, table, threads);
+    return new ServiceMetricsReader(() -> streams, compactor::current, table, threads, () -> {
+      Map<String, Map<String, Long>> out = new java.util.LinkedHashMap<>();
+      enrichmentCounters.forEach((name, c) -> out.put(name, c.snapshot()));
+      return out;
+    });
   }
 
   /** A restarted instance on the same host and data directory owns the same table lease. */

@@ -123,6 +123,11 @@ class EnrichmentIT {
       assertThat(counters.corrected()).isPositive();
       assertThat(counters.enriched()).isEqualTo(facts.size());
       assertThat(TopicReader.readAll(service.kafka(), orders.dlqTopic(), true).kept()).isEmpty();
+      String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create("http://127.0.0.1:" + service.httpPort() + "/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(metrics).contains("dimstream_enrichment_facts_total{dimension=\"customers_enrich\","
+          + "enrichment=\"orders_enrich\",outcome=\"enriched\"} " + facts.size());
       assertThat(CatchUp.await(() -> CatchUp.tableCaughtUp(service.kafka(), customers, service.table()),
           Duration.ofMinutes(1))).as("the table caught up").isTrue();
     }
