@@ -107,7 +107,7 @@ class EnrichmentIT {
           revisions.add(row.get("revision").asLong());
         }
         return last.equals(expected);
-      }, Duration.ofSeconds(60));
+      }, Duration.ofMinutes(3));
 
       Map<String, String> wrong = new java.util.TreeMap<>();
       expected.forEach((k, want) -> {
