@@ -4,13 +4,19 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Holds the package arrows of STYLE.md: each layer depends only on the layers below it. */
+/**
+ * Holds the package layering of docs/concepts.md ("The code by concept"): each layer depends only on the layers
+ * below it.
+ */
 class ArchitectureTest {
   private static JavaClasses main;
 
@@ -98,5 +104,34 @@ class ArchitectureTest {
   @Test
   void shouldHaveNoCyclesBetweenPackages() {
     slices().matching("io.dimstream.(*)..").should().beFreeOfCycles().check(main);
+  }
+
+  @Test
+  void shouldHaveNoCyclesBetweenThePackagesInsideTheTable() {
+    // each package under io.dimstream.table its own slice: the facade's value types sit above them all (next test)
+    SliceAssignment innerPackages = new SliceAssignment() {
+      @Override
+      public SliceIdentifier getIdentifierOf(JavaClass c) {
+        String p = c.getPackageName();
+        return p.startsWith("io.dimstream.table.") ? SliceIdentifier.of(p) : SliceIdentifier.ignore();
+      }
+
+      @Override
+      public String getDescription() {
+        return "the packages inside io.dimstream.table";
+      }
+    };
+    slices().assignedFrom(innerPackages).should().beFreeOfCycles().check(main);
+  }
+
+  @Test
+  void shouldKeepTheTableInternalsBelowItsEntryPoints() {
+    // the internals may use the facade's results, options and exceptions, never the classes that call them
+    noClasses().that().resideInAPackage("io.dimstream.table.internal..")
+        .should().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.DeltaTable")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.Snapshot")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.Transaction")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.BulkLoad")
+        .check(main);
   }
 }

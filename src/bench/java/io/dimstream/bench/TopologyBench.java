@@ -49,7 +49,7 @@ public final class TopologyBench {
   private static final int WARMUP_EVENTS = 10_000;
   /**
    * The baseline's warm-up: 10k records left its JIT cold enough that the records baseline, run later in the same
-   * JVM with more work per record, ran 1.5× faster than the plain one (session 6); a minimal app's per-record path
+   * JVM with more work per record, ran 1.5× faster than the plain one; a minimal app's per-record path
    * is short, so it needs more records than dimstream's to be compiled.
    */
   private static final int BASELINE_WARMUP_EVENTS = 100_000;

@@ -49,7 +49,7 @@ final class BrokerErrors {
 
   static BrokerException adminFailed(String what, Object bootstrap, Throwable cause) {
     return new BrokerException("Kafka at " + bootstrap + " refused to " + what + ": " + cause.getMessage()
-        + ". Fix: create the topic yourself with the settings in the README, or grant the client the "
+        + ". Fix: create the topic yourself with the settings in docs/operations.md (Using a real cluster), or grant the client the "
         + "CREATE and DESCRIBE_CONFIGS permissions", cause);
   }
 

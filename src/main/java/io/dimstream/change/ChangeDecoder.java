@@ -8,10 +8,12 @@ import io.dimstream.config.DimensionSpec;
  *
  * <p>What every format shares: key and sequence columns are required (missing or null rejects the record);
  * attributes are nullable (a missing field is null); fields the spec does not declare are ignored; every declared
- * column is type-checked against the spec (see {@link io.dimstream.config.ColumnValues}). A delete event reads only
- * the key, sequence and delete-rule columns, and carries no attributes. A null value (Kafka tombstone) is a delete
- * of the record key's business key when the delete rule is {@code tombstone}, {@link Decoded.Skipped} under
- * {@code debezium} (Debezium writes one after each delete), and rejected as {@code tombstone-not-a-delete} otherwise.
+ * column is type-checked against the spec (see {@link io.dimstream.config.ColumnValues}). A delete event reads the
+ * key, sequence and delete-rule columns; under {@code skip_when} it also carries the attribute columns its record
+ * holds (type-checked; a missing one is null), which only the condition reads. A null value (Kafka tombstone) is a
+ * delete of the record key's business key (and carries nothing else) when the delete rule is {@code tombstone},
+ * {@link Decoded.Skipped} under {@code debezium} (Debezium writes one after each delete), and rejected as
+ * {@code tombstone-not-a-delete} otherwise.
  * Text must be Unicode: malformed or overlong UTF-8 and unpaired surrogates are rejected as {@code bad-encoding}.
  *
  * <p>Implementations are immutable and thread-safe; build one per spec and reuse it for every record.

@@ -14,7 +14,8 @@ import java.util.List;
  * <ul>
  *   <li>{@code op} c (create), u (update), r (snapshot read): an upsert read from {@code after} (unless the spec's
  *       column delete rule, applied to {@code after}, says delete);</li>
- *   <li>{@code op} d: a delete whose key is read from {@code before};</li>
+ *   <li>{@code op} d: a delete whose key is read from {@code before}; under {@code skip_when} it carries the
+ *       columns {@code before} holds (all of them under REPLICA IDENTITY FULL, else the key only);</li>
  *   <li>any other {@code op} (or none): rejected as {@code unknown-debezium-op}.</li>
  * </ul>
  *
@@ -86,7 +87,7 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
       }
       JsonNode env = envelope;
       JsonNode source = envelope.path("source");
-      // a delete's before row only locates the key: its other fields are not applied
+      // a delete's before row locates the key (and is what skip_when judges it by): its other fields are not applied
       List<String> unknown = delete ? List.of() : assembler.unknownFields(row);
       return new Decoded.Accepted(assembler.assemble(i -> {
         Column c = columns[i];

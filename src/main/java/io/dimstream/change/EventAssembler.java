@@ -41,6 +41,11 @@ final class EventAssembler {
   private final String unavailable;
   private final FieldRules.UnknownFields unknownFields;
   private final java.util.Set<String> declared;
+  /**
+   * Whether a delete keeps the attribute columns its record carries: only a spec with {@code skip_when} reads them
+   * (the condition judges a delete by them); the fold ignores a delete's attributes.
+   */
+  private final boolean deleteCarriesColumns;
 
   EventAssembler(DimensionSpec spec) {
     this.spec = spec;
@@ -56,6 +61,7 @@ final class EventAssembler {
     this.unavailable = spec.fields().unavailableValue();
     this.unknownFields = spec.fields().unknown();
     this.declared = new java.util.HashSet<>(spec.columns().stream().map(Column::name).toList());
+    this.deleteCarriesColumns = spec.expressions().skipWhen() != null;
   }
 
   /**
@@ -116,9 +122,16 @@ final class EventAssembler {
 
   /**
    * Reads key, then sequence, then (for an upsert) the attributes, so the first problem reported is the most
-   * basic one. {@code forcedDelete} overrides the delete rule when the format itself says (Debezium op d).
+   * basic one. {@code forcedDelete} overrides the delete rule when the format itself says (Debezium op d). Under
+   * {@code skip_when} a delete also reads the attribute columns its record carries (type-checked as an upsert's;
+   * missing or unavailable ones are null), so that the condition sees the record as it was sent.
    */
   ChangeEvent assemble(ColumnSource source, boolean forcedDelete) throws RejectedRecord {
+    return assemble(source, forcedDelete, deleteCarriesColumns);
+  }
+
+  private ChangeEvent assemble(ColumnSource source, boolean forcedDelete, boolean deleteColumns)
+      throws RejectedRecord {
     Object[] key = new Object[keyIndex.length];
     for (int j = 0; j < keyIndex.length; j++) {
       Object v = present(source.value(keyIndex[j]));
@@ -139,7 +152,14 @@ final class EventAssembler {
     BusinessKey businessKey = new BusinessKey(Arrays.asList(key));
     Sequence sequence = Sequence.of(parts);
     if (forcedDelete || isDelete(source)) {
-      return ChangeEvent.delete(businessKey, sequence);
+      if (!deleteColumns) {
+        return ChangeEvent.delete(businessKey, sequence);
+      }
+      Object[] carried = new Object[attributeIndex.length];
+      for (int j = 0; j < attributeIndex.length; j++) {
+        carried[j] = present(source.value(attributeIndex[j]));
+      }
+      return new ChangeEvent(businessKey, sequence, true, Arrays.asList(carried));
     }
     Object[] attributes = new Object[attributeIndex.length];
     for (int j = 0; j < attributeIndex.length; j++) {
@@ -213,7 +233,7 @@ final class EventAssembler {
           return typed(object.get(c.name()), c);
         }
         return index == keyIndex[0] ? typed(node, c) : null;
-      }, true);
+      }, true, false); // a tombstone carries the key only
       return new Decoded.Accepted(event);
     } catch (RejectedRecord r) {
       return r.toDecoded();

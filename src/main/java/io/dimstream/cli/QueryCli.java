@@ -22,6 +22,21 @@ final class QueryCli {
   private QueryCli() {}
 
   /**
+   * Opens {@code table} for a command that only reads it, first printing to {@code spec}'s error stream the
+   * warning of a table whose protocol misses features (Delta Spark refuses it) with the command that repairs it.
+   */
+  static VersionTable openForReading(CommandSpec spec, Path table) {
+    VersionTable t = opener.apply(table);
+    if (t instanceof DeltaVersionTable d) {
+      d.table().incompleteProtocolWarning().ifPresent(w -> {
+        spec.commandLine().getErr().println("warning: " + w);
+        spec.commandLine().getErr().flush();
+      });
+    }
+    return t;
+  }
+
+  /**
    * Runs {@code body}; a {@link QueryException} of bad input prints its message and gives {@value #USAGE}, any other
    * dimstream error gives {@value #DATA}.
    */

@@ -105,7 +105,7 @@ final class QueryCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       return QueryCli.run(spec, () -> {
-        VersionTable table = QueryCli.opener.apply(options.table);
+        VersionTable table = QueryCli.openForReading(spec, options.table);
         HistoryQueries q = new HistoryQueries(table.at(options.when()));
         return run(q, RowPrinter.OutputFormat.orDefault(options.format), spec.commandLine().getOut());
       });

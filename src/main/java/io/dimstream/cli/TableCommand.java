@@ -55,10 +55,16 @@ final class TableCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      return QueryCli.run(spec, () -> run(QueryCli.opener.apply(table), spec.commandLine().getOut()));
+      return QueryCli.run(spec, () -> run(writes() ? QueryCli.opener.apply(table)
+          : QueryCli.openForReading(spec, table), spec.commandLine().getOut()));
     }
 
     abstract int run(VersionTable t, PrintWriter out);
+
+    /** Whether the command writes the table (and so completes its protocol itself) rather than only reading it. */
+    boolean writes() {
+      return false;
+    }
 
     static DeltaTable delta(VersionTable t) {
       if (t instanceof DeltaVersionTable d) {
@@ -109,6 +115,11 @@ final class TableCommand implements Runnable {
           "2:bad usage"})
   static final class Optimize extends Base {
     @Override
+    boolean writes() {
+      return true;
+    }
+
+    @Override
     int run(VersionTable t, PrintWriter out) {
       OptimizeResult r = delta(t).optimize();
       if (r.committed()) {
@@ -122,19 +133,39 @@ final class TableCommand implements Runnable {
   }
 
   @Command(name = "upgrade",
-      description = "Moves a copy-on-write table to merge-on-read with deletion vectors (Delta protocol reader 3 / "
-          + "writer 7) in one commit. Readers without deletion-vector support cannot read it afterwards.",
+      description = {"Lists in the table's Delta protocol every table feature its metadata puts in force (tables of "
+          + "earlier releases miss 'invariants', and Delta Spark refuses them), in one commit that changes nothing "
+          + "else.",
+          "With --deletion-vectors, also moves a copy-on-write table to merge-on-read with deletion vectors (Delta "
+          + "protocol reader 3 / writer 7) in one more commit; readers without deletion-vector support cannot read "
+          + "it afterwards."},
       exitCodeListHeading = "%nExit codes:%n",
-      exitCodeList = {"0:done (also when the table already uses deletion vectors)",
+      exitCodeList = {"0:done (also when there was nothing to upgrade)",
           "1:the table is missing or unreadable, or another newer protocol governs it", "2:bad usage"})
   static final class Upgrade extends Base {
-    @Option(names = "--deletion-vectors", required = true,
-        description = "Enable deletion vectors (the only upgrade there is; required so the intent is explicit).")
+    @Option(names = "--deletion-vectors",
+        description = "Also enable deletion vectors (merge-on-read).")
     boolean deletionVectors;
+
+    @Override
+    boolean writes() {
+      return true;
+    }
 
     @Override
     int run(VersionTable t, PrintWriter out) {
       DeltaTable d = delta(t);
+      List<String> added = d.completeProtocol();
+      if (added.isEmpty()) {
+        out.printf("Protocol complete: table version %d lists every table feature its metadata puts in force%n",
+            d.latest().version());
+      } else {
+        out.printf("Protocol completed: table version %d adds the table feature(s) %s%n", d.latest().version(),
+            added);
+      }
+      if (!deletionVectors) {
+        return QueryCli.OK;
+      }
       if (d.upgradeToDeletionVectors()) {
         out.printf("Upgraded: table version %d uses deletion vectors (reader 3 / writer 7)%n", d.latest().version());
       } else {
@@ -150,6 +181,11 @@ final class TableCommand implements Runnable {
       exitCodeList = {"0:done", "1:the table is missing or unreadable, or the retention is out of range",
           "2:bad usage"})
   static final class Vacuum extends Base {
+    @Override
+    boolean writes() {
+      return true;
+    }
+
     @Option(names = "--retain", paramLabel = "DURATION", defaultValue = "7d", converter = DurationConverter.class,
         description = "Keep files needed by versions of the last DURATION (30d, 12h, 90m, or ISO-8601 such as "
             + "P7D; default 7d; time travel further back fails after vacuum).")
@@ -173,10 +209,11 @@ final class TableCommand implements Runnable {
 
   @Command(name = "verify",
       description = {"Checks the SCD2 invariants over the whole table: per key, no overlapping versions, at most "
-          + "one open version, valid_from < valid_to, and is_current true exactly when valid_to is null.",
+          + "one open version, valid_from < valid_to, and is_current true exactly when valid_to is null; and that "
+          + "the Delta protocol lists every table feature the metadata puts in force.",
           "Lists the offending keys (at most " + TableVerifier.MAX_LISTED + ")."},
       exitCodeListHeading = "%nExit codes:%n",
-      exitCodeList = {"0:every invariant holds", "1:an invariant is broken, or the table is missing or unreadable",
+      exitCodeList = {"0:every invariant holds", "1:an invariant is broken, the protocol misses a feature, or the table is missing or unreadable",
           "2:bad usage"})
   static final class Verify extends Base {
     @ArgGroup(exclusive = true)
@@ -187,6 +224,13 @@ final class TableCommand implements Runnable {
       TimeTravel when = travel == null ? TimeTravel.LATEST : travel.version != null
           ? new TimeTravel.AtVersion(travel.version) : new TimeTravel.AtTimestamp(travel.timestamp);
       VersionSource source = t.at(when);
+      List<String> missing = t instanceof DeltaVersionTable d ? d.table().missingProtocolFeatures() : List.of();
+      if (!missing.isEmpty()) {
+        out.printf("FAILED: table version %d: the Delta protocol does not list the table feature(s) %s that the "
+            + "metadata puts in force, so Delta Spark refuses the table. Fix: dimstream table upgrade --table %s%n",
+            t.at(TimeTravel.LATEST).tableVersion(), missing, table);
+        return QueryCli.DATA;
+      }
       TableVerifier.Report r = TableVerifier.verify(source);
       if (r.ok()) {
         out.printf("OK: table version %d, %,d versions of %,d keys; no overlaps, at most one open version per key, "

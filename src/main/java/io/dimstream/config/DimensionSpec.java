@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One dimension: its columns, business key, sequence, tracked columns and delete rule (DESIGN.md section 1),
+ * One dimension: its columns, business key, sequence, tracked columns and delete rule (docs/concepts.md),
  * plus topic names, formats, the lateness horizon and how the service runs it. Built only by
  * {@link DimensionSpecLoader} or {@link #builder}, which validate everything; an instance is always valid.
  *
@@ -20,7 +20,7 @@ import java.util.Set;
  * untracked (type 1: overwritten in place in the open version).
  *
  * @param fields          what absent and undeclared fields of an event mean ({@link FieldRules#DEFAULT} if unset)
- * @param expressions     derived attributes and the skip condition, as written (README: "Expressions")
+ * @param expressions     derived attributes and the skip condition, as written (docs/reference/spec.md, "Expressions")
  * @param history         full history (scd2) or one row per key (scd1); with scd1 no attribute is tracked
  * @param latenessHorizon how far behind a key's newest sequence (first sequence column, in its long units) an
  *                        event may arrive and still be spliced into history; {@link Long#MAX_VALUE} = unbounded

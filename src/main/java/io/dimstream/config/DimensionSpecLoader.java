@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.avro.Schema;
 
-/** Reads a dimension spec from YAML (the format README.md documents) and validates it. */
+/** Reads a dimension spec from YAML (the format docs/reference/spec.md documents) and validates it. */
 public final class DimensionSpecLoader {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
@@ -35,7 +35,7 @@ public final class DimensionSpecLoader {
     }
     if (root == null || !root.isObject()) {
       throw SpecErrors.invalid(file, "(top level)", "the file is not a YAML mapping",
-          "write 'name:', 'columns:', 'key:' and 'sequence:' at the top level (see README.md)");
+          "write 'name:', 'columns:', 'key:' and 'sequence:' at the top level (see docs/reference/spec.md)");
     }
     return parse(root, file);
   }
@@ -289,7 +289,7 @@ public final class DimensionSpecLoader {
     if (!n.isBoolean()) {
       throw SpecErrors.invalid(file, "topics.changes_keyed_by_business_key", "expected true or false, got '"
           + n.asText() + "'", "write true only when every producer keys each change record by its canonical business "
-          + "key and partitions by Kafka's default (murmur2) partitioner, as `dimstream produce` does (README.md)");
+          + "key and partitions by Kafka's default (murmur2) partitioner, as `dimstream produce` does (docs/concepts.md, keyed changes topics)");
     }
     return n.booleanValue();
   }

@@ -20,7 +20,7 @@ final class ExpressionErrors {
     return new SpecException(where(spec) + ": field '" + field + "': the expression \"" + text + "\" does not "
         + (isParseError(issue) ? "parse" : "type-check") + " at line " + line + ", column " + column + ": "
         + issue.getMessage() + ". Fix: use the columns as event.<column> and prev.<attribute> with their declared"
-        + " types (CEL does not mix int and double: write 2.0, or int(x)/double(x)); see README 'Expressions'");
+        + " types (CEL does not mix int and double: write 2.0, or int(x)/double(x)); see docs/reference/spec.md, 'Expressions'");
   }
 
   static SpecException wrongResultType(DimensionSpec spec, String field, String text, CelType got, String wanted) {

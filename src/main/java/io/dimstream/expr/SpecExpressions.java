@@ -8,6 +8,10 @@ import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.optimizer.CelOptimizationException;
+import dev.cel.optimizer.CelOptimizer;
+import dev.cel.optimizer.CelOptimizerFactory;
+import dev.cel.optimizer.optimizers.ConstantFoldingOptimizer;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
@@ -36,6 +40,8 @@ public final class SpecExpressions implements Derivation {
   private final List<Derived> derived;
   private final CompiledExpression deleteWhen;
   private final CompiledExpression skipWhen;
+  /** Whether some {@code derive} reads {@code prev}; when none does, {@code prev} is never built. */
+  private final boolean derivesFromPrev;
 
   private record Derived(int position, CompiledExpression expression) {}
 
@@ -48,6 +54,7 @@ public final class SpecExpressions implements Derivation {
     this.derived = List.copyOf(derived);
     this.deleteWhen = deleteWhen;
     this.skipWhen = skipWhen;
+    this.derivesFromPrev = derived.stream().anyMatch(d -> d.expression().reads().prev());
   }
 
   /**
@@ -68,6 +75,10 @@ public final class SpecExpressions implements Derivation {
         .setTypeProvider(bindings).addVar(Bindings.EVENT, bindings.eventType())
         .addVar(Bindings.PREV, bindings.prevType()).build();
     CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(options).build();
+    CelOptimizer conditionFolding = CelOptimizerFactory.standardCelOptimizerBuilder(conditions, runtime)
+        .addAstOptimizers(ConstantFoldingOptimizer.getInstance()).build();
+    CelOptimizer derivationFolding = CelOptimizerFactory.standardCelOptimizerBuilder(derivations, runtime)
+        .addAstOptimizers(ConstantFoldingOptimizer.getInstance()).build();
 
     List<Derived> derived = new ArrayList<>();
     for (Map.Entry<String, String> d : spec.expressions().derive().entrySet()) {
@@ -79,13 +90,27 @@ public final class SpecExpressions implements Derivation {
         throw ExpressionErrors.wrongResultType(spec, field, d.getValue(), ast.getResultType(),
             ExpressionErrors.wantedFor(d.getKey(), bindings.attributeType(position)));
       }
-      derived.add(new Derived(position, program(runtime, field, d.getValue(), ast)));
+      derived.add(new Derived(position, program(runtime, derivationFolding, field, d.getValue(), ast)));
     }
     CompiledExpression deleteWhen = spec.deleteRule() instanceof DeleteRule.When w
-        ? condition(spec, conditions, runtime, "delete.when", w.expression()) : null;
+        ? condition(spec, conditions, runtime, conditionFolding, "delete.when", w.expression()) : null;
     String skip = spec.expressions().skipWhen();
-    CompiledExpression skipWhen = skip == null ? null : condition(spec, conditions, runtime, "skip_when", skip);
+    CompiledExpression skipWhen = skip == null ? null
+        : condition(spec, conditions, runtime, conditionFolding, "skip_when", skip);
     return new SpecExpressions(bindings, derived, deleteWhen, skipWhen);
+  }
+
+  /** Whether the spec has {@code skip_when} or {@code delete.when}. */
+  public boolean hasConditions() {
+    return deleteWhen != null || skipWhen != null;
+  }
+
+  /**
+   * Whether some {@code derive} reads {@code prev} (the version open before the event), so that its value depends
+   * on the events folded before it; when none does, an event's derived values depend on the event alone.
+   */
+  public boolean derivesFromPrev() {
+    return derivesFromPrev;
   }
 
   /** Whether the spec has no expression at all (the engine then runs exactly as without this class). */
@@ -100,33 +125,53 @@ public final class SpecExpressions implements Derivation {
 
   /**
    * Applies the conditions: empty when {@code skip_when} holds (the event is dropped as if never sent), a delete
-   * of the same key and sequence when {@code delete.when} holds, else the event as it is.
+   * of the same key and sequence when {@code delete.when} holds, else the event as it is. A delete is judged by the
+   * columns its record carries (the decoder keeps them under {@code skip_when}; a column it does not carry is
+   * null) and goes on without them: the fold never reads a delete's attributes.
    *
    * @throws ExpressionException when a condition fails on the event
    */
   public Optional<ChangeEvent> admit(ChangeEvent event) {
     if (skipWhen == null && deleteWhen == null) {
-      return Optional.of(event);
+      return Optional.of(bare(event));
     }
-    Map<String, Object> vars = Map.of(Bindings.EVENT, bindings.event(event));
-    if (skipWhen != null && test(skipWhen, vars, event)) {
+    boolean deleteByCondition = deleteWhen != null && !event.delete();
+    if (skipWhen == null && !deleteByCondition) {
+      return Optional.of(bare(event));
+    }
+    // one activation for both conditions: a column two conditions read is converted once
+    Bindings.EventFields fields = bindings.event(event);
+    Map<String, Object> vars = Map.of(Bindings.EVENT, fields);
+    if (skipWhen != null && test(skipWhen, vars, fields, event)) {
       return Optional.empty();
     }
-    if (deleteWhen != null && !event.delete() && test(deleteWhen, vars, event)) {
+    if (event.delete()) {
+      return Optional.of(bare(event));
+    }
+    if (deleteByCondition && test(deleteWhen, vars, fields, event)) {
       return Optional.of(ChangeEvent.delete(event.key(), event.sequence()));
     }
     return Optional.of(event);
   }
 
+  /** A delete without the columns it was judged by; any other event as it is. */
+  private static ChangeEvent bare(ChangeEvent event) {
+    return event.delete() && !event.attributes().isEmpty() ? ChangeEvent.delete(event.key(), event.sequence())
+        : event;
+  }
+
   /** Every {@code derive} expression sees the event as decoded and the version open before it. */
   @Override
   public ChangeEvent derive(Version open, ChangeEvent event) {
+    Bindings.EventFields fields = bindings.event(event);
     Map<String, Object> vars = new HashMap<>(4);
-    vars.put(Bindings.EVENT, bindings.event(event));
-    vars.put(Bindings.PREV, bindings.prev(open));
+    vars.put(Bindings.EVENT, fields);
+    if (derivesFromPrev) {
+      vars.put(Bindings.PREV, bindings.prev(open));
+    }
     List<Object> attributes = new ArrayList<>(event.attributes());
     for (Derived d : derived) {
-      Object result = d.expression().eval(vars, event);
+      Object result = d.expression().eval(vars, fields, event);
       try {
         attributes.set(d.position(), CelColumns.fromCel(bindings.attributeType(d.position()), result));
       } catch (IllegalArgumentException e) {
@@ -136,8 +181,9 @@ public final class SpecExpressions implements Derivation {
     return new ChangeEvent(event.key(), event.sequence(), false, attributes);
   }
 
-  private static boolean test(CompiledExpression condition, Map<String, Object> vars, ChangeEvent event) {
-    Object result = condition.eval(vars, event);
+  private static boolean test(CompiledExpression condition, Map<String, Object> vars, Bindings.EventFields fields,
+      ChangeEvent event) {
+    Object result = condition.eval(vars, fields, event);
     if (result instanceof Boolean b) {
       return b;
     }
@@ -146,12 +192,12 @@ public final class SpecExpressions implements Derivation {
   }
 
   private static CompiledExpression condition(DimensionSpec spec, CelCompiler compiler, CelRuntime runtime,
-      String field, String text) {
+      CelOptimizer folding, String field, String text) {
     CelAbstractSyntaxTree ast = check(spec, compiler, field, text);
     if (!fits(ast.getResultType(), SimpleType.BOOL)) {
       throw ExpressionErrors.wrongResultType(spec, field, text, ast.getResultType(), "a condition must give a bool");
     }
-    return program(runtime, field, text, ast);
+    return program(runtime, folding, field, text, ast);
   }
 
   private static CelAbstractSyntaxTree check(DimensionSpec spec, CelCompiler compiler, String field, String text) {
@@ -162,10 +208,20 @@ public final class SpecExpressions implements Derivation {
     }
   }
 
-  private static CompiledExpression program(CelRuntime runtime, String field, String text,
+  /**
+   * Plans the checked expression once: constant sub-expressions folded first ({@code 60 * 60 * 24}, a list literal
+   * of constants), then what it reads recorded (see {@link ExpressionReads}).
+   */
+  private static CompiledExpression program(CelRuntime runtime, CelOptimizer folding, String field, String text,
       CelAbstractSyntaxTree ast) {
+    CelAbstractSyntaxTree folded;
     try {
-      return new CompiledExpression(field, text, runtime.createProgram(ast));
+      folded = folding.optimize(ast);
+    } catch (CelOptimizationException e) {
+      folded = ast; // an expression the optimizer cannot fold (a constant part fails) fails, or not, per event
+    }
+    try {
+      return new CompiledExpression(field, text, runtime.createProgram(folded), ExpressionReads.of(folded));
     } catch (CelEvaluationException e) {
       throw new IllegalStateException("CEL could not plan a checked expression: " + text, e);
     }

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One step of the SCD2 fold (DESIGN.md section 1, rule 2): given the version open before an event, the
+ * One step of the SCD2 fold (docs/concepts.md, "The fold"): given the version open before an event, the
  * version open after it and the changes the event causes. Shared by the reference fold and the incremental
  * engine so the two cannot drift apart.
  *

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The reference SCD2 fold of DESIGN.md section 1: the history of a key as a pure function of the set of its
+ * The reference SCD2 fold (docs/concepts.md, "The fold"): the history of a key as a pure function of the set of its
  * events. Not incremental; the engine, the tests and the backfill compare against it.
  */
 public final class Scd2Fold {

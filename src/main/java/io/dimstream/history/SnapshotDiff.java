@@ -24,15 +24,21 @@ public final class SnapshotDiff {
   private final HistoryMode mode;
 
   public SnapshotDiff(DimensionSpec spec) {
-    this.step = new FoldStep(spec.trackedMask(), spec.history(), Derivation.NONE);
+    this(spec, Derivation.NONE);
+  }
+
+  /** @param derivation the spec's {@code derive}, applied to each row's upsert as the fold of a change applies it */
+  public SnapshotDiff(DimensionSpec spec, Derivation derivation) {
+    this.step = new FoldStep(spec.trackedMask(), spec.history(), derivation);
     this.mode = spec.history();
   }
 
   /**
    * @param latest each key's latest version before the snapshot: its open version (scd2, scd1), or with
    *               {@code soft_delete} its closed row; keys whose versions are all closed are left out under scd2
-   * @param rows   the snapshot's rows as upserts; several rows of one key are folded in sequence order (of equal
-   *               sequences, the later row counts)
+   * @param rows   the snapshot's rows as upserts (or deletes, for a row a {@code delete.when} condition holds for:
+   *               the key closes at the row's sequence); several rows of one key are folded in sequence order (of
+   *               equal sequences, the later row counts)
    * @param at     the snapshot's sequence: the {@code valid_to} of every key the snapshot does not carry
    * @return the changes, at most one per version identity, in key order
    */

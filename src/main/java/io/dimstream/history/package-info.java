@@ -1,2 +1,2 @@
-/** The pure SCD2 logic: versions, the reference fold of DESIGN.md section 1, and the incremental engine. */
+/** The pure SCD2 logic: versions, the reference fold of docs/concepts.md, and the incremental engine. */
 package io.dimstream.history;

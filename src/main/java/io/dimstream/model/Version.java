@@ -26,6 +26,20 @@ public record Version(BusinessKey key, Sequence validFrom, Sequence validTo, Lis
     return validTo == null;
   }
 
+  /**
+   * Whether the version is valid at {@code t}, a point on the first sequence part (the part times are given in:
+   * epoch microseconds, epoch days or the number itself): {@code validFrom.first() <= t < validTo.first()}, an
+   * open version from its start on. The one test of validity every as-of question uses.
+   */
+  public boolean validAt(long t) {
+    return validFrom.first() <= t && (validTo == null || t < validTo.first());
+  }
+
+  /** Whether the version is valid at {@code t} compared on the whole sequence: {@code validFrom <= t < validTo}. */
+  public boolean validAt(Sequence t) {
+    return validFrom.compareTo(t) <= 0 && (validTo == null || t.compareTo(validTo) < 0);
+  }
+
   public Version closedAt(Sequence to) {
     return new Version(key, validFrom, to, attributes);
   }

@@ -19,7 +19,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
- * The history questions of DESIGN.md section 4 over one {@link VersionSource} (one table version). Times are
+ * The history questions of docs/concepts.md ("Asking the table") over one {@link VersionSource} (one table version). Times are
  * values of the first sequence column as sequence longs (see {@link SequenceTimes}); a version is valid at T when
  * {@code valid_from <= T < valid_to} on their first parts, an open version ({@code valid_to} null) from its
  * {@code valid_from} on. Thread-safe if the source is.
@@ -42,11 +42,6 @@ public final class HistoryQueries {
     return source.tableVersion();
   }
 
-  /** Whether {@code v} is valid at {@code at}: {@code valid_from <= at < valid_to}, first parts, open included. */
-  public static boolean validAt(Version v, long at) {
-    return v.validFrom().first() <= at && (v.validTo() == null || v.validTo().first() > at);
-  }
-
   /**
    * The dimension as it was valid at {@code at}: at most one version per key, in storage order (not sorted), read
    * lazily with memory bounded by one data file's row group. Close the stream.
@@ -55,7 +50,7 @@ public final class HistoryQueries {
    * @param where filters every returned version satisfies (ANDed); empty = none
    */
   public Stream<Version> asOf(long at, Set<BusinessKey> keys, List<? extends Predicate<Version>> where) {
-    Stream<Version> s = source.scan(ScanHints.validAt(keys, at)).filter(v -> validAt(v, at));
+    Stream<Version> s = source.scan(ScanHints.validAt(keys, at)).filter(v -> v.validAt(at));
     if (!keys.isEmpty()) {
       s = s.filter(v -> keys.contains(v.key()));
     }

@@ -103,7 +103,7 @@ public final class StreamsLiveQueries implements LiveQueries {
       return table.asOf(key, at);
     }
     return live.stream()
-        .filter(v -> v.validFrom().first() <= at && (v.validTo() == null || at < v.validTo().first()))
+        .filter(v -> v.validAt(at))
         .findFirst();
   }
 

@@ -18,7 +18,7 @@ public final class CommitInterval {
   public static final long KEYED_MS = 100;
   /**
    * Two transactions per change. At 2,000 events/s on 2 cores the p99 was 239–264 ms at 100 ms and 147 ms at 50 ms,
-   * for about 10 % less unpaced throughput (docs/PERFORMANCE.md, session 5).
+   * for about 10 % less unpaced throughput (measured with bench/run; docs/PERFORMANCE.md).
    */
   public static final long REPARTITIONED_MS = 50;
 

@@ -34,6 +34,13 @@ final class ServiceErrors {
         + "Nothing was committed. Fix: correct or remove that row and apply the snapshot again");
   }
 
+  /** A row whose {@code derive} failed in the fold, where only its key and sequence (in the detail) are known. */
+  static ServiceException snapshotRowFailed(String source, String reason, String detail) {
+    return new ServiceException(source + ": a snapshot row was rejected (" + reason + ": " + detail + "), and a"
+        + " snapshot is applied whole. Nothing was committed. Fix: correct or remove the row of that key and"
+        + " sequence, or guard the expression, and apply the snapshot again");
+  }
+
   static ServiceException snapshotNotNewer(Path table, String source, long line, String seq, String newest) {
     return new ServiceException((line > 0 ? source + ", line " + line + ": the row's sequence " : "The snapshot's "
         + "sequence (--at) ") + seq + " is not after the newest sequence in " + table + " (" + newest + "); a "

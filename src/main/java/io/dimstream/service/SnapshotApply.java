@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
 import io.dimstream.change.JsonChangeDecoder;
+import io.dimstream.change.RejectReason;
 import io.dimstream.config.Column;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.expr.ExpressionException;
+import io.dimstream.expr.SpecExpressions;
 import io.dimstream.history.SnapshotDiff;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
@@ -24,6 +27,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Applies one full snapshot of the source (JSON rows) to an existing table in one {@code MERGE} commit: changed rows
@@ -35,6 +39,7 @@ public final class SnapshotApply {
 
   private final DimensionSpec spec;
   private final ChangeDecoder decoder;
+  private final SpecExpressions expressions;
 
   public SnapshotApply(DimensionSpec spec) {
     if (spec.sequence().size() != 1) {
@@ -42,6 +47,7 @@ public final class SnapshotApply {
     }
     this.spec = spec;
     this.decoder = new JsonChangeDecoder(spec); // a snapshot is plain rows, whatever the changes topic's format
+    this.expressions = SpecExpressions.compile(spec);
   }
 
   /** What a snapshot did. */
@@ -93,12 +99,26 @@ public final class SnapshotApply {
       if (newest != null && !e.sequence().isAfter(newest)) {
         throw ServiceErrors.snapshotNotNewer(table.path(), source, in.line(), text(e.sequence()), text(newest));
       }
-      events.add(e);
+      // as for a change: skip_when leaves the row out (so its key is closed at --at, as if the row were not in the
+      // file), delete.when makes it a delete at its sequence, derive fills the upsert in the fold
+      Optional<ChangeEvent> admitted;
+      try {
+        admitted = expressions.admit(e);
+      } catch (ExpressionException x) {
+        throw ServiceErrors.snapshotRowRejected(source, in.line(), RejectReason.EXPRESSION_ERROR, x.getMessage());
+      }
+      admitted.ifPresent(events::add);
     }
     if (newest != null && !atSeq.isAfter(newest)) {
       throw ServiceErrors.snapshotNotNewer(table.path(), source, 0, text(atSeq), text(newest));
     }
-    List<VersionChange> changes = new SnapshotDiff(spec).diff(latest, events, atSeq);
+    List<VersionChange> changes;
+    try {
+      changes = new SnapshotDiff(spec, expressions.derivation()).diff(latest, events, atSeq);
+    } catch (ExpressionException x) {
+      // derive runs in the fold: the failing row is the one at the sequence the expression failed on
+      throw ServiceErrors.snapshotRowFailed(source, RejectReason.EXPRESSION_ERROR, x.getMessage());
+    }
     java.util.Set<BusinessKey> carried = new java.util.HashSet<>();
     events.forEach(e -> carried.add(e.key()));
     long closed = latest.values().stream().filter(v -> v.isCurrent() && !carried.contains(v.key())).count();

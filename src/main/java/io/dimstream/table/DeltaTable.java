@@ -2,12 +2,15 @@ package io.dimstream.table;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
+import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.actions.TableFeatures;
 import io.dimstream.table.internal.commit.BulkLoadCommit;
 import io.dimstream.table.internal.commit.ChangeCommit;
 import io.dimstream.table.internal.commit.CommitRetry;
 import io.dimstream.table.internal.commit.CommitWriter;
 import io.dimstream.table.internal.commit.PropertyDrift;
+import io.dimstream.table.internal.commit.ProtocolRepair;
 import io.dimstream.table.internal.commit.ProtocolUpgrade;
 import io.dimstream.table.internal.commit.SchemaEvolution;
 import io.dimstream.table.internal.commit.TableCreation;
@@ -30,6 +33,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +65,8 @@ public final class DeltaTable {
   private final CommitWriter writer;
   private final CommitRetry retry;
   private final CurrentRowIndex positions;
+  /** Set once this instance found (or made) the protocol complete; checked before its first write. */
+  private final AtomicBoolean protocolComplete = new AtomicBoolean();
 
   private DeltaTable(Path root, TableOptions options, TableState state) {
     DeltaLog log = new DeltaLog(root);
@@ -200,6 +207,7 @@ public final class DeltaTable {
 
   /** Starts a single-attempt transaction on the latest snapshot. */
   public Transaction startTransaction() {
+    completeProtocolOnce();
     return new Transaction(new ChangeCommit(writer, stats, positions), latest());
   }
 
@@ -209,6 +217,7 @@ public final class DeltaTable {
    * @throws TableException when the table already holds data files
    */
   public BulkLoad bulkLoad() {
+    completeProtocolOnce();
     Snapshot s = latest();
     return new BulkLoad(new BulkLoadCommit(writer, s.state, s.layout));
   }
@@ -236,6 +245,7 @@ public final class DeltaTable {
   public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
       FileOwners owners) {
     Objects.requireNonNull(owners, "owners");
+    completeProtocolOnce();
     return retry.run(attempt -> startTransaction().commit(changes, txns, operation, attempt, owners));
   }
 
@@ -252,6 +262,7 @@ public final class DeltaTable {
    *     dimension name changed
    */
   public DimensionSpec evolve(DimensionSpec spec) {
+    completeProtocolOnce();
     SchemaEvolution evolution = new SchemaEvolution(writer);
     return retry.run(attempt -> {
       Snapshot s = latest();
@@ -267,6 +278,7 @@ public final class DeltaTable {
    * rows are unchanged. Memory: one group's rows (ten target files).
    */
   public OptimizeResult optimize() {
+    completeProtocolOnce();
     Optimizer optimizer = new Optimizer(writer, stats);
     OptimizeResult dvs = ChangeCommit.mergeOnRead(latest().state) ? compact(true) : null;
     OptimizeResult small = retry.run(attempt -> {
@@ -301,6 +313,7 @@ public final class DeltaTable {
    * is written again on the newer version when the winners removed or re-marked none of its files, else re-planned.
    */
   public OptimizeResult compact(boolean all, FileOwners owners) {
+    completeProtocolOnce();
     DeletionVectorCompaction compaction = new DeletionVectorCompaction(writer, stats, positions);
     return retry.run(attempt -> {
       Snapshot s = latest();
@@ -326,6 +339,7 @@ public final class DeltaTable {
    * @throws TableException when the retention is out of that range
    */
   public VacuumResult vacuum(Duration retention) {
+    completeProtocolOnce();
     return new Vacuum(snapshots, writer, retry, options.clock()).vacuum(latest().state, retention);
   }
 
@@ -341,8 +355,48 @@ public final class DeltaTable {
    *     upgrade never lowers a protocol
    */
   public boolean upgradeToDeletionVectors() {
+    completeProtocolOnce();
     ProtocolUpgrade upgrade = new ProtocolUpgrade(writer);
     return retry.run(attempt -> upgrade.upgrade(latest().state));
+  }
+
+  /**
+   * The Delta table features the latest version's metadata puts in force that its protocol does not list (tables of
+   * earlier dimstream releases miss {@code invariants}; Delta Spark refuses such a table); empty when complete.
+   */
+  public List<String> missingProtocolFeatures() {
+    Snapshot s = latest();
+    return TableFeatures.missing(s.state.protocol, s.state.metadata);
+  }
+
+  /**
+   * What to tell a user of a command that only reads the table when features are missing from its protocol: that
+   * Delta Spark refuses it and which command repairs it; empty when the protocol is complete.
+   */
+  public Optional<String> incompleteProtocolWarning() {
+    List<String> missing = missingProtocolFeatures();
+    return missing.isEmpty() ? Optional.empty() : Optional.of(TableErrors.incompleteProtocol(root, missing));
+  }
+
+  /**
+   * Lists every missing feature ({@link #missingProtocolFeatures}) in one {@code UPGRADE PROTOCOL} commit that
+   * changes nothing else, logged with what it added. Every method of this class that writes does this first, once
+   * per instance, so the next write of a table from an earlier release repairs it.
+   *
+   * @return the features added; empty when the protocol was complete (nothing is written)
+   * @throws TableException when a missing feature is one dimstream cannot write with
+   */
+  public List<String> completeProtocol() {
+    ProtocolRepair repair = new ProtocolRepair(writer);
+    List<String> added = retry.run(attempt -> repair.repair(latest().state));
+    protocolComplete.set(true);
+    return added;
+  }
+
+  private void completeProtocolOnce() {
+    if (!protocolComplete.get()) {
+      completeProtocol();
+    }
   }
 
   /**
@@ -362,6 +416,7 @@ public final class DeltaTable {
 
   /** Writes a checkpoint of the latest version now (normally written every {@code delta.checkpointInterval} commits). */
   public void checkpoint() {
+    completeProtocolOnce();
     checkpointer.write(snapshots.refresh(), options.clock().millis());
   }
 

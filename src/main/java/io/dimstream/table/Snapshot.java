@@ -116,7 +116,7 @@ public final class Snapshot {
   public Stream<Version> asOf(long t) {
     List<AddFile> files = state.adds.values().stream()
         .filter(a -> table.stats(a, layout).mayBeValidAt(t, false)).toList();
-    return stream(files, v -> v.validFrom().first() <= t && (v.validTo() == null || v.validTo().first() > t));
+    return stream(files, v -> v.validAt(t));
   }
 
   /** The versions valid at {@code t} compared on the full sequence: {@code validFrom <= t < validTo}. Close the stream. */
@@ -124,7 +124,7 @@ public final class Snapshot {
     boolean composite = t.size() > 1;
     List<AddFile> files = state.adds.values().stream()
         .filter(a -> table.stats(a, layout).mayBeValidAt(t.first(), composite)).toList();
-    return stream(files, v -> v.validFrom().compareTo(t) <= 0 && (v.validTo() == null || v.validTo().compareTo(t) > 0));
+    return stream(files, v -> v.validAt(t));
   }
 
   /** Every version of one key, oldest first; empty when the key never existed. Reads only files that may hold it. */

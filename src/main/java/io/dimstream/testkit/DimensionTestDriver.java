@@ -194,7 +194,7 @@ public final class DimensionTestDriver implements AutoCloseable {
   public Optional<Version> asOf(Object at, Object... keyValues) {
     long t = sequencePoint(at);
     return versions(keyValues).stream()
-        .filter(v -> v.validFrom().first() <= t && (v.validTo() == null || t < v.validTo().first()))
+        .filter(v -> v.validAt(t))
         .findFirst();
   }
 

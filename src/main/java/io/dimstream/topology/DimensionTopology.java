@@ -34,7 +34,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The Kafka Streams topology of one dimension (DESIGN.md section 2):
+ * The Kafka Streams topology of one dimension (docs/concepts.md, "The data flow"):
  *
  * <pre>
  * changes ─► decode ─┬─ rejected ─────────────────────────────────────────────► dlq (original bytes + error headers)

@@ -48,14 +48,12 @@ class ExampleFilesTest {
   }
 
   private static String readmeSection(String name) throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
-    int start = readme.indexOf("<!-- section: " + name + " -->");
-    return readme.substring(start, readme.indexOf("<!-- section:", start + 1));
+    return Files.readString(Path.of("docs/reference/" + name + ".md"));
   }
 
   @Test
   void shouldDecodeTheReadmeRecordExamples() throws IOException {
-    String section = readmeSection("records");
+    String section = readmeSection("formats");
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("```json\\n(.*?)```", java.util.regex.Pattern.DOTALL)
         .matcher(section);
     assertThat(m.find()).isTrue();
@@ -71,7 +69,7 @@ class ExampleFilesTest {
 
   @Test
   void shouldQuoteRealRejectionDetailsInTheReadme() throws IOException {
-    String section = readmeSection("records");
+    String section = readmeSection("formats");
     ChangeDecoder json = ChangeDecoder.forSpec(TestSpecs.customers());
     ChangeDecoder debezium = ChangeDecoder.forSpec(TestSpecs.debezium());
     byte[][] customersRecords = {

@@ -104,6 +104,31 @@ class ApplySnapshotCommandTest {
         .containsEntry("numTargetRowsDeleted", "1");
   }
 
+  @Test
+  void shouldSkipDeriveAndCloseAsForChangesWhenTheSpecHasExpressions() throws Exception {
+    Path spec = dir.resolve("customers-expr.yaml");
+    Files.writeString(spec, Files.readString(Path.of("examples/customers.yaml"))
+        .replace("  op: string\n", "  op: string\n  tier_rank: long\n")
+        + "derive:\n  tier_rank: \"event.tier == 'gold' ? 3 : 1\"\nskip_when: \"event.city == 'Lagos'\"\n");
+    Path table = backfill(spec.toString());
+    Path day2 = write("day2.jsonl",
+        row(1, "Oslo", null),    // unchanged: nothing
+        row(2, "Lagos", null),   // skipped: as if not in the file, so customer 2 is closed at --at
+        row(4, "Bern", null));   // new key, with its derived rank
+    Run r = run("apply-snapshot", "--config", spec.toString(), "--table", table.toString(),
+        "--input", day2.toString(), "--at", "2026-01-02T00:00:00Z");
+
+    assertThat(r.code()).as(r.err()).isZero();
+    List<Version> latest = KernelReader.latest(table, DimensionSpecLoader.load(spec));
+    assertThat(latest).extracting(ApplySnapshotCommandTest::text).containsExactlyInAnyOrder(
+        "1 Oslo [2026-01-01T00:00:00Z, open)",
+        "2 Paris [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)",
+        "3 Nice [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)",
+        "4 Bern [2026-01-02T00:00:00Z, open)");
+    // attributes: name, email, city, tier, tier_rank; every row is gold
+    assertThat(latest).allSatisfy(v -> assertThat(v.attributes().get(4)).isEqualTo(3L));
+  }
+
   /** A table of customers 1 (Oslo), 2 (Paris), 3 (Nice), all from 2026-01-01, written by {@code backfill}. */
   private Path backfill(String spec) throws Exception {
     Path events = write("day1.jsonl", row(1, "Oslo", "2026-01-01T00:00:00Z"), row(2, "Paris", "2026-01-01T00:00:00Z"),

@@ -8,6 +8,7 @@ import io.dimstream.model.Version;
 import io.dimstream.query.QueryFixtures;
 import io.dimstream.query.QueryTables;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.PreviousRelease;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -94,12 +95,41 @@ class TableCommandTest {
     DeltaTable.create(t, CUSTOMERS, Map.of("delta.enableDeletionVectors", "false"));
     QueryCommandTest.Run first = table("upgrade", "--table", t.toString(), "--deletion-vectors");
     assertThat(first.code()).as(first.err()).isZero();
-    assertThat(first.out()).startsWith("Upgraded: table version 1 uses deletion vectors");
+    assertThat(first.out()).contains("Upgraded: table version 1 uses deletion vectors");
     assertThat(DeltaTable.open(t).properties()).containsEntry("delta.enableDeletionVectors", "true");
     QueryCommandTest.Run again = table("upgrade", "--table", t.toString(), "--deletion-vectors");
     assertThat(again.code()).isZero();
-    assertThat(again.out()).startsWith("Nothing to upgrade: table version 1");
-    assertThat(table("upgrade", "--table", t.toString()).code()).as("the flag is required").isEqualTo(2);
+    assertThat(again.out()).contains("Nothing to upgrade: table version 1");
+    QueryCommandTest.Run plain = table("upgrade", "--table", t.toString());
+    assertThat(plain.code()).isZero();
+    assertThat(plain.out()).startsWith("Protocol complete: table version 1");
+  }
+
+  @Test
+  void shouldFailVerifyAndWarnReadersOnATableOfAnEarlierReleaseUntilUpgradeCompletesItsProtocol() {
+    Path t = dir.resolve("t");
+    QueryTables.write(t, CUSTOMERS, List.of(customer(1, "2026-01-01T00:00:00Z", null, "Paris", "gold", "A")));
+    PreviousRelease.rewriteProtocol(t);
+
+    QueryCommandTest.Run verify = table("verify", "--table", t.toString());
+    assertThat(verify.code()).isEqualTo(1);
+    assertThat(verify.out()).startsWith("FAILED: table version 1").contains("[invariants]", "Delta Spark refuses",
+        "dimstream table upgrade --table " + t);
+    QueryCommandTest.Run query = QueryCommandTest.run(new QueryCommand(), "as-of", "--table", t.toString(),
+        "--at", "2026-01-06T00:00:00Z", "--format", "csv");
+    assertThat(query.code()).isZero();
+    assertThat(query.out().lines()).hasSize(2);
+    assertThat(query.err()).startsWith("warning: ").contains("[invariants]", "dimstream table upgrade --table " + t);
+    assertThat(DeltaTable.open(t).latest().version()).as("reading wrote nothing").isEqualTo(1);
+
+    QueryCommandTest.Run upgrade = table("upgrade", "--table", t.toString());
+    assertThat(upgrade.code()).as(upgrade.err()).isZero();
+    assertThat(upgrade.out()).startsWith("Protocol completed: table version 2 adds the table feature(s) [invariants]");
+    QueryCommandTest.Run again = table("verify", "--table", t.toString());
+    assertThat(again.code()).as(again.out()).isZero();
+    assertThat(again.out()).startsWith("OK: table version 2");
+    assertThat(QueryCommandTest.run(new QueryCommand(), "as-of", "--table", t.toString(), "--at",
+        "2026-01-06T00:00:00Z").err()).isEmpty();
   }
 
   @Test

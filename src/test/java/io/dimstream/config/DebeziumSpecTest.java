@@ -84,10 +84,10 @@ class DebeziumSpecTest {
 
   @Test
   void shouldLoadTheReadmesCommitOrderExample() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
+    String readme = Files.readString(Path.of("docs/reference/formats.md"));
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("```yaml\n([^`]*debezium: \\{connector: mysql\\}[^`]*)```")
         .matcher(readme);
-    assertThat(m.find()).as("README's Debezium commit-order example").isTrue();
+    assertThat(m.find()).as("the record formats reference's Debezium commit-order example").isTrue();
 
     DimensionSpec spec = load(m.group(1));
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class DimensionSpecLoaderTest {
-  /** The example of README.md's "The dimension spec" section, verbatim. */
+  /** The example of the spec reference (docs/reference/spec.md), verbatim. */
   static final String README_EXAMPLE = """
       name: customers
       columns:            # or: schema: schemas/customers.avsc (an Avro record schema)
@@ -75,11 +75,9 @@ class DimensionSpecLoaderTest {
     assertThat(s.partitions()).isEqualTo(1);
   }
 
-  /** The YAML blocks of README.md's spec section, in order. */
+  /** The YAML blocks of the spec reference, in order. */
   static List<String> readmeSpecBlocks() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
-    int start = readme.indexOf("<!-- section: spec -->");
-    String section = readme.substring(start, readme.indexOf("<!-- section:", start + 1));
+    String section = Files.readString(Path.of("docs/reference/spec.md"));
     List<String> blocks = new java.util.ArrayList<>();
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("```yaml\n(.*?)```", java.util.regex.Pattern.DOTALL)
         .matcher(section);

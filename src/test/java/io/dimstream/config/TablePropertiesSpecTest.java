@@ -57,9 +57,7 @@ class TablePropertiesSpecTest {
 
   @Test
   void shouldLoadTheReadmesCopyOnWriteSnippetOfTheTableSection() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
-    int start = readme.indexOf("<!-- section: table -->");
-    String section = readme.substring(start, readme.indexOf("<!-- section:", start + 1));
+    String section = Files.readString(Path.of("docs/reference/table-format.md"));
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("```yaml\n(output:\n  table_properties:.*?)```",
         java.util.regex.Pattern.DOTALL).matcher(section);
     assertThat(m.find()).as("the table section shows output.table_properties").isTrue();

@@ -1,37 +1,41 @@
 package io.dimstream.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
 
+import io.dimstream.fixtures.AnyNumber;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
 
 /** The hand-written parser of canonical UTC timestamps agrees with the general ISO-8601 parser. */
 class TimestampParsingProperties {
 
-  @Property(tries = 2_000)
-  void canonicalFormsParseAsTheIsoParserDoes(@ForAll @LongRange(min = -62_135_596_800L, max = 253_402_300_799L) long second,
-      @ForAll @IntRange(min = 0, max = 999_999_999) int nanos, @ForAll @IntRange(min = 0, max = 3) int precision) {
-    Instant instant = TimestampParsingProperties.instant(second, nanos, precision);
-    String text = instant.toString();
-    Instant general = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
-    assertThat(ColumnValues.parseCanonicalUtc(text)).isEqualTo(general).isEqualTo(instant);
-    assertThat(ColumnValues.parseTimestamp(text)).isEqualTo(instant);
+  @Test
+  void canonicalFormsParseAsTheIsoParserDoes() {
+    qt().withExamples(2_000).forAll(AnyNumber.longsBetween(-62_135_596_800L, 253_402_300_799L),
+        AnyNumber.intsBetween(0, 999_999_999), integers().between(0, 3)).checkAssert((second, nanos, precision) -> {
+          Instant instant = TimestampParsingProperties.instant(second, nanos, precision);
+          String text = instant.toString();
+          Instant general = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+          assertThat(ColumnValues.parseCanonicalUtc(text)).isEqualTo(general).isEqualTo(instant);
+          assertThat(ColumnValues.parseTimestamp(text)).isEqualTo(instant);
+        });
   }
 
-  @Property(tries = 200)
-  void otherFormsFallBackToTheGeneralParser(@ForAll @LongRange(min = 0, max = 4_000_000_000L) long second) {
-    String withOffset = OffsetDateTime.ofInstant(Instant.ofEpochSecond(second), java.time.ZoneOffset.ofHours(2))
-        .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    assertThat(ColumnValues.parseCanonicalUtc(withOffset)).isNull();
-    assertThat(ColumnValues.parseTimestamp(withOffset)).isEqualTo(Instant.ofEpochSecond(second));
+  @Test
+  void otherFormsFallBackToTheGeneralParser() {
+    qt().withExamples(200).forAll(AnyNumber.longsBetween(0, 4_000_000_000L)).checkAssert(second -> {
+      String withOffset = OffsetDateTime.ofInstant(Instant.ofEpochSecond(second), java.time.ZoneOffset.ofHours(2))
+          .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+      assertThat(ColumnValues.parseCanonicalUtc(withOffset)).isNull();
+      assertThat(ColumnValues.parseTimestamp(withOffset)).isEqualTo(Instant.ofEpochSecond(second));
+    });
   }
 
-  @Property(tries = 1)
+  @Test
   void impossibleDatesAreLeftToTheGeneralParser() {
     assertThat(ColumnValues.parseCanonicalUtc("2026-02-30T00:00:00Z")).isNull();
     assertThat(ColumnValues.parseCanonicalUtc("2026-13-01T00:00:00Z")).isNull();

@@ -84,7 +84,7 @@ class SpecExpressionsTest {
 
   @Test
   void shouldShowTheExampleVerbatimInTheReadme() throws IOException {
-    assertThat(Files.readString(Path.of("README.md"))).contains("```yaml\n" + example() + "```");
+    assertThat(Files.readString(Path.of("docs/reference/spec.md"))).contains("```yaml\n" + example() + "```");
   }
 
   @Test

@@ -1,27 +1,27 @@
 package io.dimstream.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.dimstream.config.ColumnType;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.Expressions;
 import io.dimstream.expr.SpecExpressions;
+import io.dimstream.fixtures.Arrivals;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
 /**
  * A derived attribute that reads the previous version ({@code lifetime_spend}) is right whatever the arrival order:
@@ -38,42 +38,38 @@ class DerivedAttributeProperties {
       .build();
   static final Derivation DERIVE = SpecExpressions.compile(SPEC).derivation();
 
-  @Provide
-  Arbitrary<ChangeEvent> events() {
-    Arbitrary<Long> keys = Arbitraries.longs().between(1, 3);
-    Arbitrary<Long> seqs = Arbitraries.longs().between(1, 20);
-    Arbitrary<String> tiers = Arbitraries.of("gold", "silver");
+  static Gen<ChangeEvent> events() {
+    Gen<Long> keys = longs().between(1, 3);
+    Gen<Long> seqs = longs().between(1, 20);
+    Gen<String> tiers = arbitrary().pick("gold", "silver");
     // whole amounts: sums of doubles are then exact, so the expectation need not mimic the order of additions
-    Arbitrary<Double> amounts = Arbitraries.integers().between(0, 50).map(Integer::doubleValue);
-    Arbitrary<Boolean> deletes = Arbitraries.integers().between(0, 6).map(i -> i == 0);
-    return Combinators.combine(keys, seqs, tiers, amounts, deletes).as((k, s, t, a, d) -> d
+    Gen<Double> amounts = integers().between(0, 50).map(Integer::doubleValue);
+    Gen<Boolean> deletes = integers().between(0, 6).map(i -> i == 0);
+    return keys.zip(seqs, tiers, amounts, deletes, (k, s, t, a, d) -> d
         ? ChangeEvent.delete(BusinessKey.of(k), Sequence.of(s))
         : ChangeEvent.upsert(BusinessKey.of(k), Sequence.of(s), Arrays.asList(t, a, null)));
   }
 
-  @Provide
-  Arbitrary<List<ChangeEvent>> arrivals() {
-    return events().list().ofMaxSize(40).flatMap(base -> Arbitraries.integers().between(0, Math.max(0, base.size() - 1))
-        .list().ofMaxSize(6).map(dupIdx -> {
-          List<ChangeEvent> all = new ArrayList<>(base);
-          if (!base.isEmpty()) {
-            dupIdx.forEach(i -> all.add(base.get(i)));
-          }
-          return all;
-        })).flatMap(Arbitraries::shuffle);
+  static Gen<List<ChangeEvent>> arrivals() {
+    return Arrivals.of(events(), 40, 6);
   }
 
-  @Property(tries = 400)
-  void shouldGiveTheReferenceFoldWithDerivedAttributesInAnyArrivalOrder(
-      @ForAll("arrivals") List<ChangeEvent> arrival) {
-    List<Version> engine = applyIncrementally(arrival);
+  @Test
+  void shouldGiveTheReferenceFoldWithDerivedAttributesInAnyArrivalOrder() {
+    qt().withExamples(400).forAll(arrivals()).checkAssert(arrival -> {
+      List<Version> engine = applyIncrementally(arrival);
 
-    assertThat(engine).containsExactlyElementsOf(Scd2Fold.fold(SPEC.trackedMask(), DERIVE, arrival));
-    Scd2ContractProperties.assertHistoryInvariants(engine);
+      assertThat(engine).containsExactlyElementsOf(Scd2Fold.fold(SPEC.trackedMask(), DERIVE, arrival));
+      Scd2ContractProperties.assertHistoryInvariants(engine);
+    });
   }
 
-  @Property(tries = 400)
-  void shouldSumEveryAmountSinceTheLastDeleteWhateverTheArrivalOrder(@ForAll("arrivals") List<ChangeEvent> arrival) {
+  @Test
+  void shouldSumEveryAmountSinceTheLastDeleteWhateverTheArrivalOrder() {
+    qt().withExamples(400).forAll(arrivals()).checkAssert(DerivedAttributeProperties::holdsTheRunningSum);
+  }
+
+  private static void holdsTheRunningSum(List<ChangeEvent> arrival) {
     Map<BusinessKey, TreeMap<Sequence, ChangeEvent>> byKey = new LinkedHashMap<>();
     arrival.forEach(e -> byKey.computeIfAbsent(e.key(), k -> new TreeMap<>()).put(e.sequence(), e));
 

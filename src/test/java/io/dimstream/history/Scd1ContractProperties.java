@@ -1,6 +1,7 @@
 package io.dimstream.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
 
 import io.dimstream.config.HistoryMode;
 import io.dimstream.model.BusinessKey;
@@ -12,40 +13,36 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
 
 /**
  * The type-1 contract as properties: any arrival order and any duplicates give one row per key, equal to a model
  * written from the rule itself (the latest event by sequence decides; the row's values are the latest upsert's).
  */
 class Scd1ContractProperties {
-  private final Scd2ContractProperties arbitraries = new Scd2ContractProperties();
-
-  @net.jqwik.api.Provide
-  net.jqwik.api.Arbitrary<List<ChangeEvent>> arrivals() {
-    return arbitraries.arrivals();
+  @Test
+  void shouldGiveTheLatestRowPerKeyForAnyArrivalOrder() {
+    qt().withExamples(400).forAll(Scd2ContractProperties.arrivals()).checkAssert(arrival -> {
+      for (HistoryMode mode : List.of(Scd1ContractTest.HARD, Scd1ContractTest.SOFT)) {
+        List<Version> rows = Scd1ContractTest.rows(mode, arrival);
+        assertThat(rows).as("%s", mode).containsExactlyElementsOf(model(mode, arrival));
+        assertThat(rows).as("%s", mode).containsExactlyElementsOf(Scd2Fold.fold(Scd1ContractTest.NONE_TRACKED, mode,
+            arrival));
+        assertThat(rows.stream().map(Version::key).distinct().count()).isEqualTo(rows.size());
+      }
+    });
   }
 
-  @Property(tries = 400)
-  void shouldGiveTheLatestRowPerKeyForAnyArrivalOrder(@ForAll("arrivals") List<ChangeEvent> arrival) {
-    for (HistoryMode mode : List.of(Scd1ContractTest.HARD, Scd1ContractTest.SOFT)) {
-      List<Version> rows = Scd1ContractTest.rows(mode, arrival);
-      assertThat(rows).as("%s", mode).containsExactlyElementsOf(model(mode, arrival));
-      assertThat(rows).as("%s", mode).containsExactlyElementsOf(Scd2Fold.fold(Scd1ContractTest.NONE_TRACKED, mode,
-          arrival));
-      assertThat(rows.stream().map(Version::key).distinct().count()).isEqualTo(rows.size());
-    }
-  }
-
-  @Property(tries = 200)
-  void shouldGiveTheSameRowsForAnyOrderOfDistinctEvents(@ForAll("arrivals") List<ChangeEvent> arrival) {
-    Map<List<Object>, ChangeEvent> last = new HashMap<>();
-    arrival.forEach(e -> last.put(List.of(e.key(), e.sequence()), e));
-    List<ChangeEvent> reversed = new ArrayList<>(last.values());
-    java.util.Collections.reverse(reversed);
-    assertThat(Scd1ContractTest.rows(Scd1ContractTest.SOFT, reversed))
-        .containsExactlyElementsOf(Scd1ContractTest.rows(Scd1ContractTest.SOFT, arrival));
+  @Test
+  void shouldGiveTheSameRowsForAnyOrderOfDistinctEvents() {
+    qt().withExamples(200).forAll(Scd2ContractProperties.arrivals()).checkAssert(arrival -> {
+      Map<List<Object>, ChangeEvent> last = new HashMap<>();
+      arrival.forEach(e -> last.put(List.of(e.key(), e.sequence()), e));
+      List<ChangeEvent> reversed = new ArrayList<>(last.values());
+      java.util.Collections.reverse(reversed);
+      assertThat(Scd1ContractTest.rows(Scd1ContractTest.SOFT, reversed))
+          .containsExactlyElementsOf(Scd1ContractTest.rows(Scd1ContractTest.SOFT, arrival));
+    });
   }
 
   /** The rule as a user states it, independent of the fold: per key, the latest event by sequence decides. */

@@ -1,51 +1,47 @@
 package io.dimstream.history;
 
+import static io.dimstream.history.HistoryFixtures.TRACKED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+import io.dimstream.fixtures.Arrivals;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
-import static io.dimstream.history.HistoryFixtures.TRACKED;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
 /** The SCD2 contract as properties: any arrival order, any duplicates, the same history as the reference fold. */
 class Scd2ContractProperties {
 
-  @Provide
-  Arbitrary<ChangeEvent> events() {
-    Arbitrary<Long> keys = Arbitraries.longs().between(1, 4);
-    Arbitrary<Long> seqs = Arbitraries.longs().between(1, 15);
-    Arbitrary<String> cities = Arbitraries.of("Oslo", "Rome", null);
-    Arbitrary<String> names = Arbitraries.of("A", "B");
-    Arbitrary<Boolean> deletes = Arbitraries.integers().between(0, 5).map(i -> i == 0);
-    return Combinators.combine(keys, seqs, cities, names, deletes).as((k, s, c, n, d) -> d
+  static Gen<ChangeEvent> events() {
+    Gen<Long> keys = longs().between(1, 4);
+    Gen<Long> seqs = longs().between(1, 15);
+    Gen<String> cities = arbitrary().pick("Oslo", "Rome", null);
+    Gen<String> names = arbitrary().pick("A", "B");
+    Gen<Boolean> deletes = integers().between(0, 5).map(i -> i == 0);
+    return keys.zip(seqs, cities, names, deletes, (k, s, c, n, d) -> d
         ? HistoryFixtures.del(k, s) : HistoryFixtures.up(k, s, c, n));
   }
 
-  @Provide
-  Arbitrary<List<ChangeEvent>> arrivals() {
-    // Duplicates arise both from the small value space and from explicitly repeated events.
-    return events().list().ofMaxSize(40).flatMap(base -> Arbitraries.integers().between(0, Math.max(0, base.size() - 1))
-        .list().ofMaxSize(8).map(dupIdx -> {
-          List<ChangeEvent> all = new ArrayList<>(base);
-          if (!base.isEmpty()) {
-            dupIdx.forEach(i -> all.add(base.get(i)));
-          }
-          return all;
-        })).flatMap(all -> Arbitraries.shuffle(all));
+  /** Duplicates arise both from the small value space and from explicitly repeated events. */
+  static Gen<List<ChangeEvent>> arrivals() {
+    return Arrivals.of(events(), 40, 8);
   }
 
-  @Property(tries = 600)
-  void anyArrivalOrderGivesTheReferenceFold(@ForAll("arrivals") List<ChangeEvent> arrival) {
+  @Test
+  void anyArrivalOrderGivesTheReferenceFold() {
+    qt().withExamples(600).forAll(arrivals()).checkAssert(Scd2ContractProperties::foldsAsTheReference);
+  }
+
+  private static void foldsAsTheReference(List<ChangeEvent> arrival) {
     InMemoryHistoryStore store = new InMemoryHistoryStore();
     IncrementalHistory engine = new IncrementalHistory(TRACKED, Long.MAX_VALUE);
     HistoryFixtures.AppliedVersions applied = new HistoryFixtures.AppliedVersions();
@@ -57,8 +53,12 @@ class Scd2ContractProperties {
     assertHistoryInvariants(result);
   }
 
-  @Property(tries = 300)
-  void theFoldIgnoresArrivalOrderExceptAmongEqualSequences(@ForAll("arrivals") List<ChangeEvent> arrival) {
+  @Test
+  void theFoldIgnoresArrivalOrderExceptAmongEqualSequences() {
+    qt().withExamples(300).forAll(arrivals()).checkAssert(Scd2ContractProperties::foldsAlikeReversed);
+  }
+
+  private static void foldsAlikeReversed(List<ChangeEvent> arrival) {
     // Keep only the last arrival per (key, sequence), then any order of those gives the same fold.
     Map<List<Object>, ChangeEvent> last = new HashMap<>();
     arrival.forEach(e -> last.put(List.of(e.key(), e.sequence()), e));

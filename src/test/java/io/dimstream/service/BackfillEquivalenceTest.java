@@ -76,7 +76,7 @@ class BackfillEquivalenceTest {
     assertThat(backfill.rejected()).isEqualTo(replay.rejected()).isEqualTo(dead.size());
     assertThat(backfill.read()).isEqualTo(lines.size());
 
-    // the reference fold of the events within the horizon of their key's newest at arrival (DESIGN.md, section 1)
+    // the reference fold of the events within the horizon of their key's newest at arrival (docs/concepts.md, "Late data")
     List<ChangeEvent> accepted = new ArrayList<>();
     Map<BusinessKey, Long> newest = new HashMap<>();
     long tooLate = 0;

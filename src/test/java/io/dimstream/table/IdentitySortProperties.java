@@ -1,6 +1,11 @@
 package io.dimstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
@@ -9,12 +14,8 @@ import io.dimstream.table.internal.files.IdentitySort;
 import io.dimstream.table.internal.files.ValueOrder;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
 /**
  * The compactor's and the backfill's identity sort puts rows in exactly the order (and, for equal identities, the
@@ -22,38 +23,47 @@ import net.jqwik.api.Provide;
  * two-part sequences, with many ties in the key and the first part.
  */
 class IdentitySortProperties {
-  @Property(tries = 300)
-  void sortsAsTheIdentityComparatorDoes(@ForAll("rows") List<Version> rows) {
-    List<Version> expected = new ArrayList<>(rows);
-    expected.sort(ValueOrder.BY_IDENTITY);
-    List<Version> sorted = new ArrayList<>(rows);
+  @Test
+  void sortsAsTheIdentityComparatorDoes() {
+    qt().withExamples(300).forAll(rows()).checkAssert(rows -> {
+      List<Version> expected = new ArrayList<>(rows);
+      expected.sort(ValueOrder.BY_IDENTITY);
+      List<Version> sorted = new ArrayList<>(rows);
 
-    IdentitySort.sort(sorted);
+      IdentitySort.sort(sorted);
 
-    // same objects in the same positions: ties keep their input order, as in a stable sort
-    assertThat(sorted).hasSameSizeAs(expected);
-    for (int i = 0; i < sorted.size(); i++) {
-      assertThat(sorted.get(i)).isSameAs(expected.get(i));
-    }
+      // same objects in the same positions: ties keep their input order, as in a stable sort
+      assertThat(sorted).hasSameSizeAs(expected);
+      for (int i = 0; i < sorted.size(); i++) {
+        assertThat(sorted.get(i)).isSameAs(expected.get(i));
+      }
+    });
   }
 
-  @Provide
-  Arbitrary<List<Version>> rows() {
-    Arbitrary<Integer> shape = Arbitraries.integers().between(0, 2); // long, string or two-column keys
-    return shape.flatMap(s -> version(s).list().ofMinSize(0).ofMaxSize(300));
+  static Gen<List<Version>> rows() {
+    Gen<Integer> shape = integers().between(0, 2); // long, string or two-column keys
+    return shape.flatMap(s -> lists().of(version(s)).ofSizeBetween(0, 300));
   }
 
-  private static Arbitrary<Version> version(int keyShape) {
-    Arbitrary<BusinessKey> key = switch (keyShape) {
-      case 0 -> Arbitraries.longs().between(-20, 20).map(BusinessKey::of);
-      case 1 -> Arbitraries.strings().withChars("aAé€𝄞").ofMaxLength(3).map(BusinessKey::of);
-      default -> Combinators.combine(Arbitraries.longs().between(0, 5), Arbitraries.strings().withChars("ab")
-          .ofMaxLength(2)).as(BusinessKey::of);
+  private static Gen<Version> version(int keyShape) {
+    Gen<BusinessKey> key = switch (keyShape) {
+      case 0 -> longs().between(-20, 20).map(k -> BusinessKey.of(k));
+      case 1 -> charsOf("aAé€𝄞", 3).map(k -> BusinessKey.of(k));
+      default -> longs().between(0, 5).zip(charsOf("ab", 2), (a, b) -> BusinessKey.of(a, b));
     };
-    Arbitrary<Sequence> from = Arbitraries.integers().between(1, 2).flatMap(parts -> parts == 1
-        ? Arbitraries.longs().between(0, 5).map(Sequence::of)
-        : Combinators.combine(Arbitraries.longs().between(0, 3), Arbitraries.longs().between(-2, 2))
-            .as((a, b) -> Sequence.of(a, b)));
-    return Combinators.combine(key, from).as((k, f) -> new Version(k, f, null, List.of()));
+    Gen<Sequence> from = integers().between(1, 2).flatMap(parts -> parts == 1
+        ? longs().between(0, 5).map(s -> Sequence.of(s))
+        : longs().between(0, 3).zip(longs().between(-2, 2), (a, b) -> Sequence.of(a, b)));
+    return key.zip(from, (k, f) -> new Version(k, f, null, List.of()));
+  }
+
+  /** Strings of up to {@code maxLength} chars of {@code chars}, taken one UTF-16 char at a time (so halves of pairs). */
+  private static Gen<String> charsOf(String chars, int maxLength) {
+    List<Character> each = chars.chars().mapToObj(c -> (char) c).toList();
+    return lists().of(arbitrary().pick(each)).ofSizeBetween(0, maxLength).map(cs -> {
+      StringBuilder s = new StringBuilder();
+      cs.forEach(s::append);
+      return s.toString();
+    });
   }
 }

@@ -5,6 +5,11 @@ import static io.dimstream.table.Versions.customers;
 import static io.dimstream.table.Versions.scan;
 import static io.dimstream.table.Versions.sorted;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
@@ -13,6 +18,7 @@ import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionsById;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,12 +26,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
 /**
  * Any sequence of batches of upserts and retractions leaves the table holding exactly the last change per identity
@@ -35,21 +37,36 @@ import net.jqwik.api.Provide;
 class TableModelProperties {
   record Change(long key, long fromHour, Long toHour, String name, boolean retract) {}
 
-  @Provide
-  Arbitrary<List<List<Change>>> batches() {
-    Arbitrary<Change> change = Combinators.combine(
-        Arbitraries.longs().between(1, 6),
-        Arbitraries.longs().between(0, 4),
-        Arbitraries.longs().between(1, 3).injectNull(0.5),
-        Arbitraries.strings().alpha().ofMaxLength(3),
-        Arbitraries.of(true, false, false, false)).as((k, f, d, n, r) ->
-            new Change(k, f, d == null ? null : f + d, n, r));
-    return change.list().ofMinSize(0).ofMaxSize(8).list().ofMinSize(1).ofMaxSize(6);
+  private static final String ALPHA = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+  static Gen<List<List<Change>>> batches() {
+    Gen<Long> openOrLength = longs().between(1, 3).toOptionals(50).map(d -> d.orElse(null)); // null half the time
+    Gen<String> names = lists().of(arbitrary().pick(ALPHA.chars().mapToObj(c -> String.valueOf((char) c)).toList()))
+        .ofSizeBetween(0, 3).map(cs -> String.join("", cs));
+    Gen<Change> change = longs().between(1, 6).zip(longs().between(0, 4), openOrLength, names,
+        arbitrary().pick(true, false, false, false), (k, f, d, n, r) -> new Change(k, f, d == null ? null : f + d, n, r));
+    return lists().of(lists().of(change).ofSizeBetween(0, 8)).ofSizeBetween(1, 6);
   }
 
-  @Property(tries = 24)
-  void tableEqualsLastChangePerIdentity(@ForAll("batches") List<List<Change>> batches,
-      @ForAll("bucketCounts") int buckets, @ForAll boolean deletionVectors) throws IOException {
+  static Gen<Integer> bucketCounts() {
+    return arbitrary().pick(1, 2, 16);
+  }
+
+  @Test
+  void tableEqualsLastChangePerIdentity() {
+    // each example writes a table; a bounded shrink keeps a failing run to minutes
+    qt().withExamples(24).withShrinkCycles(50).forAll(batches(), bucketCounts(), booleans().all())
+        .checkAssert((batches, buckets, deletionVectors) -> {
+          try {
+            tableEqualsLastChangePerIdentity(batches, buckets, deletionVectors);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+  }
+
+  private static void tableEqualsLastChangePerIdentity(List<List<Change>> batches, int buckets,
+      boolean deletionVectors) throws IOException {
     Path dir = Files.createTempDirectory("table-model");
     try {
       DeltaTable table = DeltaTable.create(dir, customers(),
@@ -98,10 +115,5 @@ class TableModelProperties {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
-  }
-
-  @Provide
-  Arbitrary<Integer> bucketCounts() {
-    return Arbitraries.of(1, 2, 16);
   }
 }

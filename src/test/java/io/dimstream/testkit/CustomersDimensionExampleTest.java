@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The test kit example of README.md, verbatim: a user's test of their own dimension spec. */
+/** The test kit example of docs/testing.md, verbatim: a user's test of their own dimension spec. */
 class CustomersDimensionExampleTest {
 
   @Test

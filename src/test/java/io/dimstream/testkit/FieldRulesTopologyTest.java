@@ -30,10 +30,10 @@ class FieldRulesTopologyTest {
     return DimensionSpecLoader.load(file);
   }
 
-  /** The example spec of README.md's "Partial rows and undeclared fields" section, verbatim. */
+  /** The example spec of the record formats reference's "Partial rows and undeclared fields" section, verbatim. */
   private DimensionSpec readmeSpec() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
-    int section = readme.indexOf("### Partial rows and undeclared fields");
+    String readme = Files.readString(Path.of("docs/reference/formats.md"));
+    int section = readme.indexOf("## Partial rows and undeclared fields");
     int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
     Path file = dir.resolve("readme.yaml");
     Files.writeString(file, readme.substring(start, readme.indexOf("```", start)));

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every consequence of DESIGN.md section 1, through the real topology. */
+/** Every consequence of the fold (docs/concepts.md, "What the fold implies"), through the real topology. */
 class DimensionTopologyTest {
   /** name is type 1 (untracked); city and tier are tracked; op = 'd' marks a delete. */
   static final DimensionSpec CUSTOMERS = DimensionSpec.builder("customers")

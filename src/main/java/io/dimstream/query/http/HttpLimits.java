@@ -16,7 +16,7 @@ import java.time.Duration;
  */
 public record HttpLimits(Duration requestTimeout, Duration idleTimeout, int threads, int maxConnections,
     int maxConnectionsPerAddress) {
-  /** The limits the service runs with (documented in README.md, "Operations"). */
+  /** The limits the service runs with (documented in docs/operations.md). */
   public static final HttpLimits DEFAULTS = new HttpLimits(Duration.ofSeconds(10), Duration.ofSeconds(30), 16, 1024,
       64);
 

@@ -219,7 +219,7 @@ public final class QueryServer implements AutoCloseable {
     try {
       try {
         if (!"GET".equals(ex.method())) {
-          // HEAD too: no route is cheaper without its body, and the README promises GET only
+          // HEAD too: no route is cheaper without its body, and docs/reference/http.md promises GET only
           ex.addHeader("Allow", "GET");
           sendError(ex, 405, "method_not_allowed", ex.method() + " is not supported; use GET.");
           return;

@@ -3,7 +3,6 @@ package io.dimstream.table.internal;
 import io.dimstream.config.ColumnType;
 import io.dimstream.table.CommitConflictException;
 import io.dimstream.table.CommitStateUnknownException;
-import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableException;
 import io.dimstream.table.TxnOverlapException;
 import io.dimstream.table.internal.actions.Protocol;
@@ -12,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -185,6 +185,17 @@ public final class TableErrors {
         + " the rows as " + specType + " could return wrong values, so the table is not read. Fix: give '" + column
         + "' the type " + schemaType + " in the 'dimstream.spec' table property too (Spark: ALTER TABLE ... SET"
         + " TBLPROPERTIES), and in the spec file dimstream runs with.");
+  }
+
+  /**
+   * What a command that only reads a table prints when its protocol misses features in force: what Spark does with
+   * it and the command that repairs it.
+   */
+  public static String incompleteProtocol(Path root, List<String> missing) {
+    return root + ": the table's Delta protocol does not list the table feature(s) " + missing + " that its "
+        + "metadata puts in force (written by an earlier dimstream release); Delta Spark refuses to read it "
+        + "(DELTA_FEATURES_PROTOCOL_METADATA_MISMATCH). Fix: run 'dimstream table upgrade --table " + root
+        + "' (or any dimstream command that writes the table): it adds them in one commit and changes nothing else.";
   }
 
   public static TableException cannotWiden(Path root, Path specFile, String column, Protocol p) {

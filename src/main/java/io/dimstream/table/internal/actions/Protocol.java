@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * The {@code protocol} action. Table features (the lists) exist only from reader 3 / writer 7; below that they are
- * null. dimstream writes reader 1 / writer 2 for copy-on-write tables and reader 3 / writer 7 with
- * {@code deletionVectors} for merge-on-read tables; a widened column adds {@code typeWidening} (moving a 1 / 2 table
- * to 3 / 7 with that feature only).
+ * null. Which protocol a table needs is {@link TableFeatures}'s to decide: reader 1 / writer 2 for copy-on-write
+ * tables, reader 3 / writer 7 with {@code deletionVectors} (and the legacy writer features {@code appendOnly} and
+ * {@code invariants}) for merge-on-read tables; a widened column adds {@code typeWidening}.
  *
  * @param readerFeatures the reader features (reader version 3); null when the action has none (older versions)
  * @param writerFeatures the writer features (writer version 7); null when the action has none
@@ -20,8 +20,6 @@ public record Protocol(int minReaderVersion, int minWriterVersion, List<String> 
   /** The name Delta 3.2 gave type widening while in preview; readers treat it like {@link #TYPE_WIDENING}. */
   public static final String TYPE_WIDENING_PREVIEW = "typeWidening-preview";
   public static final Protocol DEFAULT = new Protocol(1, 2);
-  public static final Protocol WITH_DELETION_VECTORS =
-      new Protocol(3, 7, List.of(DELETION_VECTORS), List.of(DELETION_VECTORS));
 
   public Protocol {
     readerFeatures = readerFeatures == null ? null : List.copyOf(readerFeatures);

@@ -8,6 +8,8 @@ import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
+import io.dimstream.table.internal.actions.TableFeatures;
+import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.files.SpecCodec;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.TableState;
@@ -48,17 +50,19 @@ public final class SchemaEvolution {
     TableLayout layout = new TableLayout(asked);
     Map<String, String> conf = new LinkedHashMap<>(state.metadata.configuration());
     conf.put(SpecCodec.PROPERTY, json);
-    Protocol protocol = state.protocol;
     if (!diff.widened().isEmpty()) {
-      protocol = TypeWidening.protocolFor(state.protocol);
-      if (protocol == null) {
-        throw TableErrors.cannotWiden(writer.root(), asked.source(), diff.widened().get(0).column(), state.protocol);
-      }
       conf.put(TableProperties.ENABLE_TYPE_WIDENING, "true");
     }
     Metadata old = state.metadata;
     String schema = FieldMetadata.carry(old.schemaString(), layout.deltaSchemaString(), diff.widened());
     Metadata md = new Metadata(old.id(), old.name(), schema, old.partitionColumns(), conf, old.createdTime());
+    Protocol protocol = TableFeatures.protocolFor(state.protocol, md);
+    if (!protocol.equals(state.protocol) && (!LogReplay.canWrite(protocol) || !LogReplay.canRead(protocol))) {
+      if (diff.widened().isEmpty()) {
+        LogReplay.checkWritable(writer.root(), protocol);
+      }
+      throw TableErrors.cannotWiden(writer.root(), asked.source(), diff.widened().get(0).column(), state.protocol);
+    }
     long now = writer.timestampAfter(state);
     Map<String, String> params = new LinkedHashMap<>();
     params.put("columns", diff.addedColumns().toString());

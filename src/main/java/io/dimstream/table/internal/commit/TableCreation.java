@@ -7,6 +7,7 @@ import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
+import io.dimstream.table.internal.actions.TableFeatures;
 import io.dimstream.table.internal.files.SpecCodec;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.DeltaLog;
@@ -18,7 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes version 0 of a new table: protocol (reader 3 / writer 7 with deletion vectors, or 1 / 2 when
+ * Writes version 0 of a new table: protocol (the one {@link TableFeatures#forNewTable} decides from the metadata:
+ * reader 3 / writer 7 listing {@code deletionVectors}, {@code invariants} and {@code appendOnly}, or 1 / 2 when
  * {@code delta.enableDeletionVectors=false}), metaData with the stored spec, and commitInfo.
  */
 public final class TableCreation {
@@ -48,10 +50,10 @@ public final class TableCreation {
     TableProperties.compactionRowsPerCycle(conf);
     boolean dvs = TableProperties.deletionVectorsEnabled(conf);
     conf.put(TableProperties.ENABLE_DELETION_VECTORS, Boolean.toString(dvs));
-    Protocol protocol = dvs ? Protocol.WITH_DELETION_VECTORS : Protocol.DEFAULT;
     TableLayout layout = new TableLayout(spec);
     Metadata md = new Metadata(UUID.randomUUID().toString(), spec.name(), layout.deltaSchemaString(),
         layout.partitionColumns(), conf, now);
+    Protocol protocol = TableFeatures.forNewTable(md);
     CommitInfo info = CommitInfo.of(now, "CREATE TABLE",
         Map.of("partitionBy", "[\"" + layout.current.column() + "\"]"), Map.of(), null, 2);
     List<String> lines = List.of(ActionCodec.toJson(info), ActionCodec.toJson(protocol),

@@ -75,12 +75,26 @@ public final class LogReplay {
    * the features dimstream honours.
    */
   public static void checkWritable(Path root, TableState s) {
-    Protocol p = s.protocol;
-    boolean writable = p.minWriterVersion() <= 2
-        || (p.minWriterVersion() == 7 && WRITER_FEATURES.containsAll(p.writerFeatureList()));
-    if (!writable) {
+    checkWritable(root, s.protocol);
+  }
+
+  /** As {@link #checkWritable(Path, TableState)}, for a protocol about to be committed. */
+  public static void checkWritable(Path root, Protocol p) {
+    if (!canWrite(p)) {
       throw TableErrors.unwritableProtocol(root, p, WRITER_FEATURES);
     }
+  }
+
+  /** Whether dimstream may write under {@code p}: see {@link #checkWritable(Path, TableState)}. */
+  public static boolean canWrite(Protocol p) {
+    return p.minWriterVersion() <= 2
+        || (p.minWriterVersion() == 7 && WRITER_FEATURES.containsAll(p.writerFeatureList()));
+  }
+
+  /** Whether dimstream reads every row of a table under {@code p} right: see {@link #checkReadable}. */
+  public static boolean canRead(Protocol p) {
+    return p.minReaderVersion() == 1
+        || (p.minReaderVersion() == 3 && READER_FEATURES.containsAll(p.readerFeatureList()));
   }
 
   /** {@code state} moved forward over every commit written after it; the same object when there is none. */
