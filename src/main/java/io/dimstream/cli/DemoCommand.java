@@ -51,6 +51,13 @@ final class DemoCommand implements Callable<Integer> {
       + "with the database source while a workload of transactions runs, instead of sending a change file.")
   String source;
 
+  @Option(names = "--enrich", description = "An enrichment spec of the dimension: its facts (--facts) are sent first, "
+      + "then the changes, so the facts the dimension learns about late are corrected (docs/enrichment.md).")
+  Path enrich;
+
+  @Option(names = "--facts", description = "With --enrich: the facts (.jsonl).")
+  Path facts;
+
   @Mixin
   ServiceOptions options = new ServiceOptions();
 
@@ -65,6 +72,13 @@ final class DemoCommand implements Callable<Integer> {
     if (options.dataDir == null) {
       options.dataDir = Path.of("data", "demo");
     }
+    if ((enrich == null) != (facts == null)) {
+      throw new CliErrors.UsageError("--enrich and --facts go together. Fix: give both, e.g. --enrich "
+          + "examples/orders-enrich.yaml --facts examples/orders.jsonl, or neither");
+    }
+    if (facts != null && !Files.isRegularFile(facts)) {
+      throw new CliErrors.InputError(facts + ": no such file. Fix: pass a JSON-lines file of facts with --facts");
+    }
     freshDemoDir(options.dataDir);
     DimensionSpec spec = options.apply(Specs.load(config));
     if (Files.exists(spec.service().tablePath().resolve("_delta_log"))) {
@@ -73,7 +87,13 @@ final class DemoCommand implements Callable<Integer> {
     }
     spec = spec.withService(spec.service().withCompaction(Duration.ofSeconds(1), spec.service().compactionMaxRecords()));
     PrintStream out = System.out;
-    try (DimensionService service = DimensionService.start(spec, options.bootstrapServers)) {
+    java.util.List<io.dimstream.enrich.EnrichmentSpec> enrichments = enrich == null ? java.util.List.of()
+        : Specs.loadEnrichments(java.util.List.of(enrich), spec);
+    try (DimensionService service = DimensionService.start(spec, enrichments, options.bootstrapServers,
+        java.time.Clock.systemUTC())) {
+      for (io.dimstream.enrich.EnrichmentSpec e : enrichments) {
+        out.printf("Sent %,d facts to %s%n", FactsProducer.produce(e, facts, service.kafka()), e.facts().topic());
+      }
       long sent = ProduceCommand.produce(spec, input, service.kafka());
       out.printf("Sent %,d change records to %s; waiting for the table to catch up...%n", sent, spec.topics().changes());
       DimensionSpec s = spec;
@@ -86,6 +106,12 @@ final class DemoCommand implements Callable<Integer> {
         return 1;
       }
       printSummary(out, service, sent);
+      for (io.dimstream.enrich.EnrichmentSpec e : enrichments) {
+        if (!EnrichmentDemo.awaitAndPrint(out, service, e, facts, Duration.ofSeconds(timeoutSeconds))) {
+          System.err.println("The enriched topic did not settle within " + timeoutSeconds + " s; see the log above.");
+          return 1;
+        }
+      }
       if (!exitWhenDone) {
         out.println("Serving until Ctrl-C.");
         CountDownLatch forever = new CountDownLatch(1);

@@ -2,6 +2,8 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.InputFormat;
+import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.service.KafkaClients;
 import io.dimstream.topology.KeyedChanges;
 import java.nio.file.Files;
@@ -20,6 +22,7 @@ import picocli.CommandLine.Option;
 /** {@code dimstream produce}: sends a file of change events to the dimension's changes topic. */
 @Command(name = "produce", mixinStandardHelpOptions = true,
     description = {"Sends a file of change events (JSON lines or CSV with a header) to the changes topic.",
+        "Given an enrichment spec, sends a JSON-lines file of facts to its facts topic, keyed by the fact key.",
         "Each JSON line is sent as it is, so bad lines reach the dead-letter topic like any bad record.",
         "With format: avro each record is first written as Avro binary with the spec's schema; a line that cannot be "
         + "converted stops produce before anything is sent, naming the line and the field (exit 1).",
@@ -30,7 +33,7 @@ import picocli.CommandLine.Option;
         "2:bad spec or usage"})
 final class ProduceCommand implements Callable<Integer> {
 
-  @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
+  @Option(names = "--config", required = true, description = "The dimension spec, or an enrichment spec (YAML).")
   Path config;
 
   @Option(names = "--input", required = true, description = "Change events: .jsonl (one JSON record per line) or .csv.")
@@ -50,10 +53,17 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DimensionSpec spec = Specs.load(config);
     if (!Files.isRegularFile(input)) {
       throw CliErrors.missingInput(input);
     }
+    if (Specs.isEnrichment(config)) {
+      EnrichmentSpec enrichment = EnrichmentSpecLoader.load(config);
+      long sent = FactsProducer.produce(enrichment, input, KafkaClients.properties(enrichment.dimension(),
+          bootstrapServers));
+      System.err.printf("Sent %,d facts to %s%n", sent, enrichment.facts().topic());
+      return 0;
+    }
+    DimensionSpec spec = Specs.load(config);
     if (snapshot != (at != null)) {
       throw new CliErrors.UsageError("--snapshot and --at go together. Fix: give both to send a full snapshot, or "
           + "neither to send change events");

@@ -2,9 +2,13 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.DimensionService;
+import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -23,6 +27,10 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
   Path config;
 
+  @Option(names = "--enrich", description = "An enrichment spec (YAML) of this dimension, run in the same application;"
+      + " may be given several times (docs/enrichment.md).")
+  List<Path> enrich = new ArrayList<>();
+
   @Mixin
   ServiceOptions options = new ServiceOptions();
 
@@ -30,7 +38,8 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SourcedSpecs.Sourced sourced = Specs.loadSourced(config, options::apply);
     DimensionSpec spec = sourced.spec();
-    DimensionService service = DimensionService.start(spec, options.bootstrapServers);
+    List<EnrichmentSpec> enrichments = Specs.loadEnrichments(enrich, spec);
+    DimensionService service = DimensionService.start(spec, enrichments, options.bootstrapServers, Clock.systemUTC());
     PostgresCapture capture = DatabaseSource.start(service, sourced.source());
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {

@@ -4,7 +4,11 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.expr.SpecExpressions;
 import io.dimstream.source.SourcedSpecs;
 import java.nio.file.Files;
+import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.EnrichmentSpecLoader;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Loads the spec a command was given, with a clear message when the file is missing. */
 final class Specs {
@@ -27,5 +31,34 @@ final class Specs {
 
   static DimensionSpec load(Path config) {
     return loadSourced(config).spec();
+  }
+
+  /** Whether {@code file} is an enrichment spec (it names a dimension and facts) rather than a dimension spec. */
+  static boolean isEnrichment(Path file) {
+    try {
+      var root = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+          .readTree(Files.readString(file));
+      return root != null && root.has("facts") && root.has("dimension");
+    } catch (java.io.IOException | RuntimeException e) {
+      return false; // the dimension loader words the error
+    }
+  }
+
+  /** Loads enrichment specs and checks that each joins with {@code dimension}, the one the command runs. */
+  static List<EnrichmentSpec> loadEnrichments(List<Path> files, DimensionSpec dimension) {
+    List<EnrichmentSpec> out = new ArrayList<>();
+    for (Path f : files) {
+      if (!Files.isRegularFile(f)) {
+        throw CliErrors.missingSpec(f);
+      }
+      EnrichmentSpec e = EnrichmentSpecLoader.load(f);
+      if (!e.dimension().name().equals(dimension.name())) {
+        throw new CliErrors.UsageError(f + " enriches facts with the dimension '" + e.dimension().name() + "', but "
+            + "this command runs '" + dimension.name() + "'. Fix: give it to the command of its own dimension, or "
+            + "point its 'dimension:' at " + dimension.source());
+      }
+      out.add(e);
+    }
+    return out;
   }
 }

@@ -13,6 +13,10 @@ import io.dimstream.query.TableLiveQueries;
 import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
+import io.dimstream.enrich.EnrichmentCounters;
+import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.streams.EnrichmentTopics;
+import io.dimstream.enrich.streams.EnrichmentTopology;
 import io.dimstream.topology.DimensionTopology;
 import io.dimstream.topology.LiveStores;
 import java.io.IOException;
@@ -22,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -57,6 +62,8 @@ public final class DimensionService implements AutoCloseable {
   private final StreamThreadWatch threads = new StreamThreadWatch(Clock.systemUTC());
   private final CountDownLatch failed = new CountDownLatch(1);
   private final AtomicBoolean closed = new AtomicBoolean();
+  private List<EnrichmentSpec> enrichments = List.of();
+  private volatile Map<String, EnrichmentCounters> enrichmentCounters = Map.of();
 
   private DimensionService(DimensionSpec spec, Clock clock) {
     this.spec = spec;
@@ -76,7 +83,17 @@ public final class DimensionService implements AutoCloseable {
    * @param clock             the compactor's clock (batch intervals, lease ages)
    */
   public static DimensionService start(DimensionSpec spec, String bootstrapOverride, Clock clock) {
+    return start(spec, List.of(), bootstrapOverride, clock);
+  }
+
+  /**
+   * Starts everything, with {@code enrichments} of this dimension in the same Kafka Streams application; on failure
+   * closes what was started and rethrows.
+   */
+  public static DimensionService start(DimensionSpec spec, List<EnrichmentSpec> enrichments,
+      String bootstrapOverride, Clock clock) {
     DimensionService s = new DimensionService(spec, clock);
+    s.enrichments = List.copyOf(enrichments);
     try {
       s.startAll(bootstrapOverride);
       return s;
@@ -111,6 +128,13 @@ public final class DimensionService implements AutoCloseable {
 
     StreamsBuilder builder = new StreamsBuilder();
     DimensionTopology.build(builder, spec, sizes);
+    if (!enrichments.isEmpty()) {
+      int versionsPartitions = EnrichmentTopics.provision(kafka, spec, enrichments);
+      enrichmentCounters = EnrichmentTopology.build(builder, spec, enrichments, versionsPartitions,
+          EnrichmentTopology.DEFAULT_TICK);
+      enrichments.forEach(e -> LOG.info("Enrichment {}: {} joined with {} as of {} -> {}", e.name(),
+          e.facts().topic(), spec.name(), e.facts().time(), e.outputTopic()));
+    }
     Map<String, String> streamsKafka = new HashMap<>();
     kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
     Properties props = DimensionTopology.config(spec, sizes, streamsKafka,
@@ -177,7 +201,11 @@ public final class DimensionService implements AutoCloseable {
 
   /** The counters of {@code /metrics}: the topology's, the compactor's lag and the table's version. */
   public ServiceMetrics metrics() {
-    return new ServiceMetricsReader(() -> streams, compactor::current, table, threads);
+    return new ServiceMetricsReader(() -> streams, compactor::current, table, threads, () -> {
+      Map<String, Map<String, Long>> out = new java.util.LinkedHashMap<>();
+      enrichmentCounters.forEach((name, c) -> out.put(name, c.snapshot()));
+      return out;
+    });
   }
 
   /** A restarted instance on the same host and data directory owns the same table lease. */
@@ -199,6 +227,11 @@ public final class DimensionService implements AutoCloseable {
     } catch (IOException e) {
       LOG.warn("Could not write {}: {}; `dimstream produce` will need --bootstrap-servers", file, e.toString());
     }
+  }
+
+  /** The counters of each enrichment run by this instance, by enrichment name; empty when it runs none. */
+  public Map<String, EnrichmentCounters> enrichmentCounters() {
+    return enrichmentCounters;
   }
 
   public DimensionSpec spec() {

@@ -15,14 +15,27 @@ final class ServiceMetricsReader implements ServiceMetrics {
   private final Supplier<Compactor> compactor;
   private final TableSink table;
   private final StreamThreadWatch threads;
+  private final Supplier<java.util.Map<String, java.util.Map<String, Long>>> enrichments;
 
   /** Both suppliers may return null while the service starts. */
   ServiceMetricsReader(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, TableSink table,
       StreamThreadWatch threads) {
+    this(streams, compactor, table, threads, java.util.Map::of);
+  }
+
+  /** With the enrichments' counters, read at each call. */
+  ServiceMetricsReader(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, TableSink table,
+      StreamThreadWatch threads, Supplier<java.util.Map<String, java.util.Map<String, Long>>> enrichments) {
+    this.enrichments = enrichments;
     this.streams = streams;
     this.compactor = compactor;
     this.table = table;
     this.threads = threads;
+  }
+
+  @Override
+  public java.util.Map<String, java.util.Map<String, Long>> enrichments() {
+    return enrichments.get();
   }
 
   @Override

@@ -7,6 +7,10 @@ import io.dimstream.config.ColumnType;
 import io.dimstream.config.ColumnValues;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.enrich.EnrichmentCounters;
+import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.EnrichmentSpecLoader;
+import io.dimstream.enrich.streams.EnrichmentTopology;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.topology.TopologyRunner;
@@ -54,10 +58,71 @@ public final class DimensionTestDriver implements AutoCloseable {
   private final VersionJson json;
   private final List<Rejection> rejections = new ArrayList<>();
 
+  private final Map<String, EnrichmentDriver> enrichments = new java.util.LinkedHashMap<>();
+
   private DimensionTestDriver(DimensionSpec spec) {
     this.spec = spec;
     this.runner = TopologyRunner.of(spec);
     this.json = new VersionJson(spec);
+  }
+
+  private DimensionTestDriver(DimensionSpec spec, List<EnrichmentSpec> enrichmentSpecs) {
+    this.spec = spec;
+    Map<String, EnrichmentCounters> counters = new java.util.HashMap<>();
+    this.runner = TopologyRunner.builder(spec).addition(b -> counters.putAll(EnrichmentTopology.build(b, spec,
+        enrichmentSpecs, 1, EnrichmentTopology.DEFAULT_TICK))).build();
+    this.json = new VersionJson(spec);
+    for (EnrichmentSpec e : enrichmentSpecs) {
+      enrichments.put(e.name(), new EnrichmentDriver(runner.driver(), e, counters.get(e.name())));
+    }
+  }
+
+  /**
+   * Loads a dimension spec and enrichment specs of it (as {@code dimstream run --config .. --enrich ..} would) and
+   * drives them together: send changes with {@link #send}, facts with {@link #sendFacts}, read {@link #enriched}.
+   */
+  public static DimensionTestDriver withEnrichments(Path specFile, Path... enrichmentSpecFiles) {
+    List<EnrichmentSpec> specs = new ArrayList<>();
+    for (Path f : enrichmentSpecFiles) {
+      specs.add(EnrichmentSpecLoader.load(f));
+    }
+    return new DimensionTestDriver(DimensionSpecLoader.load(specFile), specs);
+  }
+
+  /** Sends fact records (JSON text) to the facts topic of the enrichment named {@code enrichment}. */
+  public DimensionTestDriver sendFacts(String enrichment, String... records) {
+    enrichment(enrichment).send(records);
+    return this;
+  }
+
+  /** Every record the enrichment has emitted so far, in order (corrections follow the records they correct). */
+  public List<EnrichmentDriver.EnrichedRecord> enriched(String enrichment) {
+    return enrichment(enrichment).records();
+  }
+
+  /** The last record per fact key (its JSON text): what a compacted output topic or an upsert sink ends with. */
+  public Map<String, com.fasterxml.jackson.databind.JsonNode> lastEnriched(String enrichment) {
+    return enrichment(enrichment).last();
+  }
+
+  /** The enrichment's counters: enriched, unmatched, waited, corrected, dropped. */
+  public EnrichmentCounters enrichmentCounters(String enrichment) {
+    return enrichment(enrichment).counters();
+  }
+
+  /** Advances the wall clock: facts whose grace ran out are emitted, runs of dimension changes finished. */
+  public DimensionTestDriver advanceWallClock(java.time.Duration by) {
+    runner.driver().advanceWallClockTime(by);
+    return this;
+  }
+
+  private EnrichmentDriver enrichment(String name) {
+    EnrichmentDriver d = enrichments.get(name);
+    if (d == null) {
+      throw new IllegalArgumentException("no enrichment named '" + name + "' is driven; enrichments: "
+          + enrichments.keySet() + ". Fix: load its spec with DimensionTestDriver.withEnrichments");
+    }
+    return d;
   }
 
   public static DimensionTestDriver of(DimensionSpec spec) {

@@ -108,6 +108,7 @@ public final class TopologyRunner implements AutoCloseable {
       StreamsBuilder builder = new StreamsBuilder();
       DimensionTopology.build(builder, spec, b.decoder == null ? ChangeDecoder.forSpec(spec) : b.decoder,
           b.pruneInterval);
+      b.addition.accept(builder);
       Map<String, String> kafka = new LinkedHashMap<>();
       kafka.put("bootstrap.servers", "topology-runner:9092");
       // the driver's topics have one partition each; a test may say otherwise to see records as misplaced
@@ -310,6 +311,7 @@ public final class TopologyRunner implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Instant firstRecord;
     private Duration recordSpacing = Duration.ZERO;
+    private java.util.function.Consumer<StreamsBuilder> addition = builder -> { };
 
     private Builder(DimensionSpec spec) {
       this.spec = Objects.requireNonNull(spec, "spec");
@@ -358,6 +360,12 @@ public final class TopologyRunner implements AutoCloseable {
     public Builder recordTimes(Instant first, Duration spacing) {
       this.firstRecord = Objects.requireNonNull(first, "first");
       this.recordSpacing = Objects.requireNonNull(spacing, "spacing");
+      return this;
+    }
+
+    /** Adds more to the topology after the dimension's own (the enrichments of the dimension, for instance). */
+    public Builder addition(java.util.function.Consumer<StreamsBuilder> addition) {
+      this.addition = Objects.requireNonNull(addition, "addition");
       return this;
     }
 

@@ -30,6 +30,7 @@ final class PrometheusText {
         "1 while the compactor is stopped by an error and cannot commit to the table.",
         ServiceMetrics::compactorFailed);
     unknownFields(b, dims);
+    enrichments(b, dims);
     return b.toString();
   }
 
@@ -51,6 +52,19 @@ final class PrometheusText {
       d.metrics().unknownFields().forEach((field, count) -> b.append(name).append("{dimension=\"")
           .append(escape(d.name())).append("\",field=\"").append(escape(field)).append("\"} ").append(count)
           .append('\n'));
+    }
+  }
+
+  private static void enrichments(StringBuilder b, Collection<DimensionEndpoint> dims) {
+    String name = "dimstream_enrichment_facts_total";
+    b.append("# HELP ").append(name).append(" Facts of each enrichment by outcome: enriched (first records), unmatched"
+        + " (first records without a version), waited, corrected (records after the first), dropped (no longer kept"
+        + " for corrections).\n");
+    b.append("# TYPE ").append(name).append(" counter\n");
+    for (DimensionEndpoint d : dims) {
+      d.metrics().enrichments().forEach((enrichment, counts) -> counts.forEach((outcome, count) -> b.append(name)
+          .append("{dimension=\"").append(escape(d.name())).append("\",enrichment=\"").append(escape(enrichment))
+          .append("\",outcome=\"").append(outcome).append("\"} ").append(count).append('\n')));
     }
   }
 

@@ -48,6 +48,14 @@ public interface ServiceMetrics {
     return java.util.Map.of();
   }
 
+  /**
+   * Per enrichment run by the service, its fact counters by outcome ({@code enriched}, {@code unmatched},
+   * {@code waited}, {@code corrected}, {@code dropped}); empty when it runs none.
+   */
+  default java.util.Map<String, java.util.Map<String, Long>> enrichments() {
+    return java.util.Map.of();
+  }
+
   /** Metrics of a service that reports none yet: every counter 0, no commit. */
   ServiceMetrics NONE = new ServiceMetrics() {
     @Override

@@ -1,0 +1,75 @@
+package io.dimstream.enrich;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dimstream.config.Column;
+import io.dimstream.config.ColumnType;
+import io.dimstream.config.ColumnValues;
+import io.dimstream.model.SurrogateIds;
+import io.dimstream.model.Version;
+import java.util.List;
+
+/**
+ * The JSON form of an enriched record, the same on the output topic and in the offline command's lines: one object
+ * with the fact columns, the added attributes (null when the dimension had no version), the found column, the
+ * version id and valid_from columns when the spec asks for them, and the revision. Immutable and thread-safe.
+ */
+public final class EnrichedRows {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final EnrichmentSpec spec;
+  private final FactShape shape;
+  private final SurrogateIds ids;
+  private final ColumnType validFromType;
+
+  public EnrichedRows(EnrichmentSpec spec) {
+    this.spec = spec;
+    this.shape = new FactShape(spec);
+    this.ids = new SurrogateIds(spec.dimension().keyColumns().stream().map(Column::type).toList());
+    this.validFromType = spec.dimension().sequenceColumns().get(0).type();
+  }
+
+  /** The record's columns as a JSON object, in {@link EnrichmentSpec#outputColumns()} order. */
+  public ObjectNode row(Enriched e) {
+    ObjectNode n = NODES.objectNode();
+    List<Column> factColumns = spec.facts().columns();
+    for (int i = 0; i < factColumns.size(); i++) {
+      n.set(factColumns.get(i).name(), ColumnValues.toJson(e.fact().values().get(i), factColumns.get(i).type()));
+    }
+    Version v = e.version();
+    for (EnrichmentSpec.Attribute a : spec.attributes()) {
+      n.set(a.outputName(), ColumnValues.toJson(v == null ? null : v.attributes().get(a.position()), a.type()));
+    }
+    n.put(spec.foundColumn(), v != null);
+    if (spec.versionIdColumn() != null) {
+      if (v == null) {
+        n.putNull(spec.versionIdColumn());
+      } else {
+        n.put(spec.versionIdColumn(), ids.of(v));
+      }
+    }
+    if (spec.validFromColumn() != null) {
+      n.set(spec.validFromColumn(), v == null ? NODES.nullNode()
+          : ColumnValues.toJson(ColumnValues.sequenceValue(v.validFrom().first(), validFromType), validFromType));
+    }
+    n.put(spec.revisionColumn(), e.revision());
+    return n;
+  }
+
+  /** The record value: {@link #row} as UTF-8 JSON. */
+  public byte[] value(Enriched e) {
+    try {
+      return JSON.writeValueAsBytes(row(e));
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException("cannot render an enriched record", ex);
+    }
+  }
+
+  /** The record key: the fact key as a compact JSON array. */
+  public byte[] key(Enriched e) {
+    return shape.factKeyBytes(e.fact());
+  }
+}

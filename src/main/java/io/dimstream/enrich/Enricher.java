@@ -1,0 +1,369 @@
+package io.dimstream.enrich;
+
+import io.dimstream.codec.EventJson;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The incremental point-in-time join of one enrichment: fed the dimension's version changes (as its versions topic
+ * carries them) and the facts, in any interleaving, it emits each fact once it is decided and emits it again, with
+ * the next revision, whenever a later change of the dimension alters what the fact was enriched with. After all
+ * input its last record per fact key equals {@link BatchEnrichment#join} of all facts with the final history.
+ *
+ * <p>Decided: the dimension's progress (the newest sequence of any version change seen here, the <em>watermark</em>)
+ * has reached the fact's time, or the fact has waited {@code grace}; with no grace a fact is emitted at once.
+ *
+ * <p>State, in two {@link SortedBytesStore}s: per business key its versions and newest sequence; per fact, indexed by
+ * (business key, fact time, fact key), its values, revision and what its last record showed. A fact is kept while
+ * its time is within the dimension's lateness horizon of its key's newest sequence: the dimension refuses events
+ * older than that, so nothing can change the fact's version afterwards; it is then dropped from the store (counted).
+ *
+ * <p>The changes one dimension event causes (a close-out and a new version, say) arrive as consecutive records of
+ * one key. Facts are re-joined once the key's run of changes ends (a change of another key, a fact of the key, or a
+ * tick), so that a fact is not corrected to a state halfway through one event; the key and the range of fact times
+ * waiting for that re-join are kept in the store, so a restart resumes it. Not thread-safe: one per stream task.
+ */
+public final class Enricher {
+  private static final byte VERSIONS = 'v';
+  private static final byte PENDING = 'p';
+  private static final byte[] WATERMARK = {'w'};
+  private static final byte FACT = 'f';
+  private static final byte WAITING = 'q';
+
+  private final EnrichmentSpec spec;
+  private final FactShape shape;
+  private final EnrichmentState state;
+  private final EventJson keys;
+  private final SortedBytesStore versions;
+  private final SortedBytesStore facts;
+  private final EnrichmentCounters counters;
+  private final long horizon;
+  private final long graceMillis;
+  private final boolean showsVersion;
+
+  private boolean started;
+  private long watermark = Long.MIN_VALUE;
+  private byte[] pendingKey;
+
+  /**
+   * @param versions where the dimension's versions are kept (one per task, exclusively this enricher's)
+   * @param facts    where facts waiting or open to correction are kept (likewise)
+   */
+  public Enricher(EnrichmentSpec spec, SortedBytesStore versions, SortedBytesStore facts, EnrichmentCounters counters) {
+    this.spec = spec;
+    this.shape = new FactShape(spec);
+    this.state = new EnrichmentState(spec);
+    this.keys = new EventJson(spec.dimension());
+    this.versions = versions;
+    this.facts = facts;
+    this.counters = counters;
+    this.horizon = spec.latenessHorizon();
+    this.graceMillis = spec.grace().toMillis();
+    this.showsVersion = spec.versionIdColumn() != null || spec.validFromColumn() != null;
+  }
+
+  /** Applies one change of the dimension's history; {@code now} is the wall-clock time in epoch milliseconds. */
+  public void onVersionChange(VersionChange change, long now, Consumer<Enriched> out) {
+    start();
+    byte[] kb = keys.keyBytes(change.key());
+    if (pendingKey != null && !Arrays.equals(pendingKey, kb)) {
+      flush(out);
+    }
+    EnrichmentState.KeyVersions kv = keyVersions(kb, change.key());
+    List<Version> list = new ArrayList<>(kv.versions());
+    long lo = Long.MAX_VALUE;
+    long hi = Long.MIN_VALUE;
+    long newest = kv.newest();
+    int at = indexOf(list, change);
+    if (at >= 0) {
+      Version old = list.remove(at);
+      lo = old.validFrom().first();
+      hi = end(old);
+    }
+    if (change instanceof VersionChange.Upsert u) {
+      Version v = u.version();
+      int i = 0;
+      while (i < list.size() && list.get(i).validFrom().compareTo(v.validFrom()) < 0) {
+        i++;
+      }
+      list.add(i, v);
+      lo = Math.min(lo, v.validFrom().first());
+      hi = Math.max(hi, end(v));
+      newest = Math.max(newest, v.validFrom().first());
+      if (v.validTo() != null) {
+        newest = Math.max(newest, v.validTo().first());
+      }
+    }
+    versions.put(key(VERSIONS, kb), state.encode(new EnrichmentState.KeyVersions(newest, list)));
+    if (lo < hi) {
+      markPending(kb, lo, hi);
+    }
+    prune(kb, change.key(), newest, out);
+    if (newest > watermark) {
+      watermark = newest;
+      versions.put(WATERMARK, ByteBuffer.allocate(8).putLong(watermark).array());
+      releaseUpTo(watermark, out);
+    }
+  }
+
+  /** Joins one fact; {@code now} is the wall-clock time in epoch milliseconds. */
+  public void onFact(Fact fact, long now, Consumer<Enriched> out) {
+    start();
+    BusinessKey key = shape.businessKey(fact);
+    byte[] kb = keys.keyBytes(key);
+    if (pendingKey != null && Arrays.equals(pendingKey, kb)) {
+      flush(out);
+    }
+    long t = shape.time(fact);
+    byte[] sk = factKey(kb, t, shape.factKeyBytes(fact));
+    EnrichmentState.KeyVersions kv = keyVersions(kb, key);
+    Version v = PointInTime.at(kv.versions(), t);
+    byte[] existing = facts.get(sk);
+    if (existing != null) {
+      EnrichmentState.StoredFact stored = state.decodeFact(existing);
+      if (stored.fact().equals(fact)) {
+        return; // a duplicate of a fact already kept: its records stand
+      }
+      if (stored.shown() == null) {
+        facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, 0, null)));
+        return;
+      }
+      emit(sk, fact, v, stored.revision() + 1, out);
+      counters.countCorrected();
+      return;
+    }
+    if (t < cutoff(kv.newest())) {
+      out.accept(new Enriched(fact, v, 1));
+      counters.countFirst(v != null);
+      counters.countDropped();
+      return;
+    }
+    if (graceMillis == 0 || watermark >= t) {
+      emit(sk, fact, v, 1, out);
+      counters.countFirst(v != null);
+      return;
+    }
+    facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, 0, null)));
+    facts.put(waitingKey(t, sk), ByteBuffer.allocate(8).putLong(now + graceMillis).array());
+    counters.countWaited();
+  }
+
+  /**
+   * Emits the facts whose grace has run out by {@code now} (epoch milliseconds) and re-joins the facts a finished
+   * run of dimension changes touched; the service calls it on a wall-clock schedule.
+   */
+  public void onTick(long now, Consumer<Enriched> out) {
+    start();
+    if (pendingKey != null) {
+      flush(out);
+    }
+    for (Map.Entry<byte[], byte[]> e : facts.range(new byte[] {WAITING}, new byte[] {WAITING + 1})) {
+      if (ByteBuffer.wrap(e.getValue()).getLong() <= now) {
+        release(e.getKey(), out);
+      }
+    }
+  }
+
+  /** The number of facts kept (waiting or open to correction). */
+  public int keptFacts() {
+    return facts.range(new byte[] {FACT}, new byte[] {FACT + 1}).size();
+  }
+
+  private void start() {
+    if (started) {
+      return;
+    }
+    started = true;
+    byte[] w = versions.get(WATERMARK);
+    watermark = w == null ? Long.MIN_VALUE : ByteBuffer.wrap(w).getLong();
+    List<Map.Entry<byte[], byte[]>> pending = versions.range(new byte[] {PENDING}, new byte[] {PENDING + 1});
+    if (!pending.isEmpty()) {
+      pendingKey = Arrays.copyOfRange(pending.get(0).getKey(), 1, pending.get(0).getKey().length);
+    }
+  }
+
+  private void markPending(byte[] kb, long lo, long hi) {
+    byte[] pk = key(PENDING, kb);
+    byte[] prev = versions.get(pk);
+    if (prev != null) {
+      ByteBuffer b = ByteBuffer.wrap(prev);
+      lo = Math.min(lo, b.getLong());
+      hi = Math.max(hi, b.getLong());
+    }
+    versions.put(pk, ByteBuffer.allocate(16).putLong(lo).putLong(hi).array());
+    pendingKey = kb;
+  }
+
+  /** Re-joins the facts of the pending key whose times its run of changes touched, and emits those that changed. */
+  private void flush(Consumer<Enriched> out) {
+    byte[] kb = pendingKey;
+    pendingKey = null;
+    byte[] pk = key(PENDING, kb);
+    byte[] range = versions.get(pk);
+    if (range == null) {
+      return;
+    }
+    versions.delete(pk);
+    ByteBuffer b = ByteBuffer.wrap(range);
+    long lo = b.getLong();
+    long hi = b.getLong();
+    BusinessKey key = keys.key(kb);
+    List<Version> list = keyVersions(kb, key).versions();
+    for (Map.Entry<byte[], byte[]> e : facts.range(factKey(kb, lo, new byte[0]), factBound(kb, hi))) {
+      EnrichmentState.StoredFact stored = state.decodeFact(e.getValue());
+      if (stored.shown() == null) {
+        continue; // still waiting: joined when it is released
+      }
+      Version v = PointInTime.at(list, shape.time(stored.fact()));
+      if (!sameOutput(shown(v), stored.shown())) {
+        emit(e.getKey(), stored.fact(), v, stored.revision() + 1, out);
+        counters.countCorrected();
+      }
+    }
+  }
+
+  /** Drops the facts of a key that its lateness horizon has passed; a fact still waiting is emitted first. */
+  private void prune(byte[] kb, BusinessKey key, long newest, Consumer<Enriched> out) {
+    long cutoff = cutoff(newest);
+    if (cutoff == Long.MIN_VALUE) {
+      return;
+    }
+    List<Map.Entry<byte[], byte[]>> passed = facts.range(factKey(kb, Long.MIN_VALUE, new byte[0]),
+        factBound(kb, cutoff));
+    if (passed.isEmpty()) {
+      return;
+    }
+    // a fact the key's unfinished run of changes touched gets its last correction now: it is final
+    byte[] range = pendingKey != null && Arrays.equals(pendingKey, kb) ? versions.get(key(PENDING, kb)) : null;
+    long lo = range == null ? Long.MAX_VALUE : ByteBuffer.wrap(range).getLong(0);
+    long hi = range == null ? Long.MIN_VALUE : ByteBuffer.wrap(range).getLong(8);
+    List<Version> list = keyVersions(kb, key).versions();
+    for (Map.Entry<byte[], byte[]> e : passed) {
+      EnrichmentState.StoredFact stored = state.decodeFact(e.getValue());
+      long t = shape.time(stored.fact());
+      Version v = PointInTime.at(list, t);
+      if (stored.shown() == null) {
+        facts.delete(waitingKey(t, e.getKey()));
+        out.accept(new Enriched(stored.fact(), v, 1));
+        counters.countFirst(v != null);
+      } else if (t >= lo && t < hi && !sameOutput(shown(v), stored.shown())) {
+        out.accept(new Enriched(stored.fact(), v, stored.revision() + 1));
+        counters.countCorrected();
+      }
+      facts.delete(e.getKey());
+      counters.countDropped();
+    }
+  }
+
+  private void releaseUpTo(long upTo, Consumer<Enriched> out) {
+    byte[] to = upTo == Long.MAX_VALUE ? new byte[] {WAITING + 1} : waitingKey(upTo + 1, new byte[0]);
+    for (Map.Entry<byte[], byte[]> e : facts.range(new byte[] {WAITING}, to)) {
+      release(e.getKey(), out);
+    }
+  }
+
+  /** Emits a waiting fact's first record. */
+  private void release(byte[] waitingKey, Consumer<Enriched> out) {
+    facts.delete(waitingKey);
+    byte[] sk = Arrays.copyOfRange(waitingKey, 9, waitingKey.length);
+    byte[] bytes = facts.get(sk);
+    if (bytes == null) {
+      return;
+    }
+    EnrichmentState.StoredFact stored = state.decodeFact(bytes);
+    if (stored.shown() != null) {
+      return;
+    }
+    byte[] kb = businessKeyOf(sk);
+    BusinessKey key = keys.key(kb);
+    if (pendingKey != null && Arrays.equals(pendingKey, kb)) {
+      flush(out);
+    }
+    Version v = PointInTime.at(keyVersions(kb, key).versions(), shape.time(stored.fact()));
+    emit(sk, stored.fact(), v, 1, out);
+    counters.countFirst(v != null);
+  }
+
+  private void emit(byte[] sk, Fact fact, Version v, long revision, Consumer<Enriched> out) {
+    facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, revision, shown(v))));
+    out.accept(new Enriched(fact, v, revision));
+  }
+
+  private EnrichmentState.Shown shown(Version v) {
+    List<Object> attrs = new ArrayList<>(spec.attributes().size());
+    for (EnrichmentSpec.Attribute a : spec.attributes()) {
+      attrs.add(v == null ? null : v.attributes().get(a.position()));
+    }
+    return new EnrichmentState.Shown(v != null, v == null ? null : v.validFrom(), attrs);
+  }
+
+  /** Whether two records show the same: a new version with the same added attributes shows nothing new unless its id or valid_from is shown. */
+  private boolean sameOutput(EnrichmentState.Shown a, EnrichmentState.Shown b) {
+    return a.found() == b.found() && a.attributes().equals(b.attributes())
+        && (!showsVersion || Objects.equals(a.validFrom(), b.validFrom()));
+  }
+
+  private long cutoff(long newest) {
+    if (horizon == Long.MAX_VALUE || newest < Long.MIN_VALUE + horizon) {
+      return Long.MIN_VALUE;
+    }
+    return newest - horizon;
+  }
+
+  private EnrichmentState.KeyVersions keyVersions(byte[] kb, BusinessKey key) {
+    return state.decodeVersions(key, versions.get(key(VERSIONS, kb)));
+  }
+
+  private static int indexOf(List<Version> list, VersionChange change) {
+    for (int i = 0; i < list.size(); i++) {
+      if (list.get(i).validFrom().equals(change.validFrom())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static long end(Version v) {
+    return v.validTo() == null ? Long.MAX_VALUE : v.validTo().first();
+  }
+
+  private static byte[] key(byte prefix, byte[] kb) {
+    byte[] k = new byte[kb.length + 1];
+    k[0] = prefix;
+    System.arraycopy(kb, 0, k, 1, kb.length);
+    return k;
+  }
+
+  /** {@code 'f'}, the length and bytes of the business key, the fact time (sign flipped, so bytes sort as numbers), the fact key. */
+  private static byte[] factKey(byte[] kb, long t, byte[] factKey) {
+    return ByteBuffer.allocate(1 + 4 + kb.length + 8 + factKey.length).put(FACT).putInt(kb.length).put(kb)
+        .putLong(t ^ Long.MIN_VALUE).put(factKey).array();
+  }
+
+  /** The first fact-store key of {@code kb} past the facts at times below {@code t} ({@code Long.MAX_VALUE}: past all). */
+  private static byte[] factBound(byte[] kb, long t) {
+    if (t != Long.MAX_VALUE) {
+      return factKey(kb, t, new byte[0]);
+    }
+    return ByteBuffer.allocate(1 + 4 + kb.length + 9).put(FACT).putInt(kb.length).put(kb)
+        .putLong(-1L).put((byte) 0xFF).array();
+  }
+
+  private static byte[] waitingKey(long t, byte[] factStoreKey) {
+    return ByteBuffer.allocate(9 + factStoreKey.length).put(WAITING).putLong(t ^ Long.MIN_VALUE).put(factStoreKey)
+        .array();
+  }
+
+  private static byte[] businessKeyOf(byte[] factStoreKey) {
+    int n = ByteBuffer.wrap(factStoreKey, 1, 4).getInt();
+    return Arrays.copyOfRange(factStoreKey, 5, 5 + n);
+  }
+}

@@ -1,0 +1,91 @@
+package io.dimstream.enrich.streams;
+
+import io.dimstream.codec.VersionRecordCodec;
+import io.dimstream.enrich.Enriched;
+import io.dimstream.enrich.EnrichedRows;
+import io.dimstream.enrich.Enricher;
+import io.dimstream.enrich.EnrichmentCounters;
+import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.FactDecoder;
+import io.dimstream.model.VersionChange;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task's {@link Enricher}: fed the dimension's versions-topic records and the facts repartitioned by business
+ * key (the same partition of both), it forwards enriched records keyed by the fact key. A wall-clock punctuator
+ * releases facts whose grace ran out and finishes a key's run of changes.
+ */
+final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+  private static final Logger LOG = LoggerFactory.getLogger(EnrichProcessor.class);
+
+  private final EnrichmentSpec spec;
+  private final VersionRecordCodec versions;
+  private final FactDecoder facts;
+  private final EnrichedRows rows;
+  private final EnrichmentCounters counters;
+  private final Duration tick;
+  private ProcessorContext<byte[], byte[]> context;
+  private Enricher enricher;
+  private long timestamp;
+  private final Consumer<Enriched> emit = this::emit;
+
+  EnrichProcessor(EnrichmentSpec spec, EnrichmentCounters counters, Duration tick) {
+    this.spec = spec;
+    this.versions = VersionRecordCodec.forSpec(spec.dimension());
+    this.facts = new FactDecoder(spec);
+    this.rows = new EnrichedRows(spec);
+    this.counters = counters;
+    this.tick = tick;
+  }
+
+  @Override
+  public void init(ProcessorContext<byte[], byte[]> context) {
+    this.context = context;
+    enricher = new Enricher(spec,
+        new KeyValueSortedBytesStore(context.getStateStore(EnrichmentTopology.versionsStore(spec))),
+        new KeyValueSortedBytesStore(context.getStateStore(EnrichmentTopology.factsStore(spec))), counters);
+    context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> {
+      timestamp = now;
+      enricher.onTick(now, emit);
+    });
+  }
+
+  @Override
+  public void process(Record<byte[], byte[]> record) {
+    timestamp = record.timestamp();
+    long now = context.currentSystemTimeMs();
+    String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+    if (topic.equals(spec.dimension().topics().versions())) {
+      VersionChange change;
+      try {
+        change = versions.decodeChange(record.key(), record.value());
+      } catch (IllegalArgumentException e) {
+        // the dimension's own output: a record it cannot read is a bug or a foreign writer, not a fact to reject
+        LOG.error("Versions record {} of {} cannot be read, skipped by enrichment {}: {}", where(), topic,
+            spec.name(), e.getMessage());
+        return;
+      }
+      enricher.onVersionChange(change, now, emit);
+      return;
+    }
+    if (facts.decode(record.value()) instanceof FactDecoder.Accepted a) {
+      enricher.onFact(a.fact(), now, emit);
+    }
+  }
+
+  private void emit(Enriched e) {
+    context.forward(new Record<>(rows.key(e), rows.value(e), timestamp));
+  }
+
+  private String where() {
+    return context.recordMetadata().map(m -> m.topic() + "/" + m.partition() + "@" + m.offset()).orElse("?");
+  }
+}

@@ -1,0 +1,74 @@
+package io.dimstream.enrich;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.dimstream.config.DeleteRule;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+/** A customers dimension and an orders enrichment over it, built in code for the enrichment tests. */
+final class EnrichmentFixtures {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  private EnrichmentFixtures() {}
+
+  /** customers: key customer_id, sequence updated_at (timestamp), attributes name (type 1), city and tier (tracked). */
+  static DimensionSpec customers(long horizonMicros) {
+    return DimensionSpec.builder("customers")
+        .column("customer_id", "long").column("name", "string").column("city", "string").column("tier", "string")
+        .column("updated_at", "timestamp").column("op", "string")
+        .key("customer_id").sequence("updated_at").track("city", "tier")
+        .delete(new DeleteRule.ColumnEquals("op", "d"))
+        .latenessHorizon(horizonMicros)
+        .build();
+  }
+
+  /** orders joined with customers on customer_id, adding city and tier, and the version id and valid_from if asked. */
+  static EnrichmentSpec orders(DimensionSpec customers, boolean showVersion, String grace) {
+    String yaml = """
+        name: orders_enriched
+        dimension: customers.yaml
+        facts:
+          topic: orders
+          columns: {order_id: long, customer_id: long, ordered_at: timestamp, amount: double}
+          key: [order_id]
+          time: ordered_at
+        join: {customer_id: customer_id}
+        attributes: [city, {tier: customer_tier}]
+        found_column: customer_found
+        grace: %s
+        """.formatted(grace) + (showVersion ? "version_id: customer_sk\nvalid_from: customer_valid_from\n" : "");
+    try {
+      return EnrichmentSpecLoader.parse(YAML.readTree(yaml), null, customers);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static long micros(int seconds) {
+    return seconds * 1_000_000L;
+  }
+
+  static Instant at(int seconds) {
+    return Instant.ofEpochSecond(seconds);
+  }
+
+  static ChangeEvent upsert(long customer, int second, String name, String city, String tier) {
+    return ChangeEvent.upsert(BusinessKey.of(customer), Sequence.of(micros(second)), Arrays.asList(name, city, tier));
+  }
+
+  static ChangeEvent delete(long customer, int second) {
+    return ChangeEvent.delete(BusinessKey.of(customer), Sequence.of(micros(second)));
+  }
+
+  static Fact order(long orderId, long customer, int second, double amount) {
+    return new Fact(List.of(orderId, customer, at(second), amount));
+  }
+}
