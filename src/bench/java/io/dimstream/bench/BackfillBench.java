@@ -14,7 +14,8 @@ import java.util.Map;
  * no-change), run through the {@code ./dimstream} launcher as a user runs it (its JVM options and its
  * class-data-sharing archive: the first run, which makes the archive, and a warm run are reported apart), wall
  * and CPU time, events/s, peak heap and RSS; then the floor in the same run, {@link ParquetFloor} over the same
- * file writing as many rows as the table got.
+ * file writing as many rows as the table got; for the first size, the speed with two expressions against the same
+ * spec without them.
  */
 public final class BackfillBench {
   private BackfillBench() {}
@@ -74,6 +75,9 @@ public final class BackfillBench {
           warm = b;
         }
       }
+      if (first) {
+        expressions(work, s, input);
+      }
       first = false;
 
       Path parquet = work.resolve("floor-" + s.events() + ".parquet");
@@ -95,6 +99,59 @@ public final class BackfillBench {
       delete(table);
       Files.deleteIfExists(parquet);
     }
+  }
+
+  /** The two expressions of a user's report: a derived rank and a condition that drops some events. */
+  static final String EXPRESSIONS = """
+      derive:
+        tier_rank: "event.tier == 'platinum' ? 4 : (event.tier == 'gold' ? 3 : (event.tier == 'silver' ? 2 : 1))"
+      skip_when: "event.city == 'Lagos' && event.tier == 'bronze'"
+      """;
+  private static final int EXPRESSION_PAIRS = 2;
+
+  /**
+   * The cost of expressions: the example plus a {@code tier_rank} column, with and without {@link #EXPRESSIONS},
+   * alternated runs over the same file in the same minutes (the ratio is what a shared machine can compare). Each
+   * spec runs from the class-data-sharing archive its own first run made, as a user's runs of that spec do.
+   */
+  private static void expressions(Path work, Shape s, Path input) throws Exception {
+    Path plain = withTierRank(BenchSpecs.write(work, "backfill-plain", null, ""), "");
+    Path expr = withTierRank(BenchSpecs.write(work, "backfill-expr", null, ""), EXPRESSIONS);
+    Path table = work.resolve("table-expressions");
+    double[] wall = new double[2];
+    double[] cpu = new double[2];
+    for (int pair = -1; pair < EXPRESSION_PAIRS; pair++) { // pair -1 makes each spec's archive, not measured
+      for (int i = 0; i < 2; i++) {
+        Path spec = i == 0 ? plain : expr;
+        String name = "backfill-" + s.events() + (i == 0 ? "-without" : "-with") + "-expressions-" + pair;
+        delete(table);
+        ChildProcess.Measured b = ChildProcess.runLauncher(work, name, s.heap(),
+            work.resolve(i == 0 ? "cds-plain" : "cds-expr"), List.of("backfill", "--config", spec.toString(),
+                "--input", input.toString(), "--table", table.toString()));
+        if (b.exitCode() != 0) {
+          throw new IllegalStateException(name + " exited " + b.exitCode() + "; see " + work.resolve(name + ".log"));
+        }
+        if (pair >= 0) {
+          wall[i] += b.wallSeconds();
+          cpu[i] += b.cpuSeconds();
+        }
+      }
+    }
+    delete(table);
+    Map<String, Object> p = params("events", s.events(), "keys", s.keys(), "pairs", EXPRESSION_PAIRS, "expressions",
+        "derive tier_rank (nested ternary on tier) + skip_when city/tier", "run", "warm, alternated");
+    emit("backfill", "events_per_s_without_expressions", s.events() * EXPRESSION_PAIRS / wall[0], "events/s", p);
+    emit("backfill", "events_per_s_with_expressions", s.events() * EXPRESSION_PAIRS / wall[1], "events/s", p);
+    emit("backfill", "expressions_speed_ratio", wall[0] / wall[1], "x", p);
+    emit("backfill", "expressions_cpu_ratio", cpu[1] / cpu[0], "x", p);
+  }
+
+  /** Adds a {@code tier_rank: long} column to a spec file written by {@link BenchSpecs#write}, and {@code extra}. */
+  private static Path withTierRank(Path spec, String extra) throws java.io.IOException {
+    String yaml = Files.readString(spec).replace("  op: string\n", "  op: string\n  tier_rank: long\n");
+    int service = yaml.indexOf("\nservice:");
+    Files.writeString(spec, yaml.substring(0, service + 1) + extra + yaml.substring(service + 1));
+    return spec;
   }
 
   static void delete(Path dir) throws java.io.IOException {

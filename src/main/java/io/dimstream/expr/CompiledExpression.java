@@ -24,8 +24,8 @@ final class CompiledExpression {
   private final String text;
   private final CelRuntime.Program program;
   private final ExpressionReads reads;
-  /** Values of {@code reads.eventColumns()} to result or {@link Failed}; null when the expression is not memoized. */
-  private final Map<List<Object>, Object> memo;
+  /** Values of {@code reads.eventColumns()} ({@link #key}) to result or {@link Failed}; null when not memoized. */
+  private final Map<Object, Object> memo;
 
   private record Failed(CelEvaluationException cause) {}
 
@@ -58,7 +58,7 @@ final class CompiledExpression {
     if (memo == null) {
       return evalNow(variables, decoded);
     }
-    List<Object> key = key(event);
+    Object key = key(event);
     Object known = memo.get(key);
     if (known == null) {
       try {
@@ -84,8 +84,12 @@ final class CompiledExpression {
     }
   }
 
-  private List<Object> key(Bindings.EventFields event) {
+  /** The values the result depends on: one column's value itself (never null: CEL's null is a value), else a list. */
+  private Object key(Bindings.EventFields event) {
     List<String> columns = reads.eventColumns();
+    if (columns.size() == 1) {
+      return event.get(columns.get(0));
+    }
     Object[] values = new Object[columns.size()];
     for (int i = 0; i < values.length; i++) {
       values[i] = event.get(columns.get(i));
