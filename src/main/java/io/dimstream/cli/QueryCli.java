@@ -4,6 +4,8 @@ import io.dimstream.DimstreamException;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.QueryException;
 import io.dimstream.query.VersionTable;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.TableLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -17,7 +19,7 @@ final class QueryCli {
   static final int USAGE = 2;
 
   /** Opens a table directory; replaced in tests. */
-  static Function<Path, VersionTable> opener = DeltaVersionTable::open;
+  static Function<TableLocation, VersionTable> opener = t -> DeltaVersionTable.open(ObjectStores.open(t));
 
   private QueryCli() {}
 

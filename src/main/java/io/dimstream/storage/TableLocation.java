@@ -95,8 +95,9 @@ public record TableLocation(String scheme, String bucket, String prefix) {
         if (uri.getQuery() != null || uri.getFragment() != null) {
           throw malformed(text, "a table location has no query (?) or fragment (#)");
         }
-        String prefix = uri.getPath() == null ? "" : trimSlashes(uri.getPath());
-        if (prefix.contains("//")) {
+        String path = uri.getPath() == null ? "" : uri.getPath();
+        String prefix = trimSlashes(path);
+        if (path.contains("//")) {
           throw malformed(text, "the prefix holds an empty path segment (//)");
         }
         return new TableLocation(S3, bucket, prefix);
