@@ -104,36 +104,85 @@ public final class S3Store implements ObjectStore {
 
   @Override
   public byte[] read(String key) throws IOException {
-    try {
-      return clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key))).asByteArray();
-    } catch (NoSuchKeyException e) {
-      throw new NoSuchFileException(describe(key));
-    } catch (SdkException e) {
-      throw failed("read", key, e);
+    for (int attempt = 1; ; attempt++) {
+      ResponseBytes<GetObjectResponse> r;
+      try {
+        r = clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key)));
+      } catch (NoSuchKeyException e) {
+        throw new NoSuchFileException(describe(key));
+      } catch (SdkException e) {
+        throw failed("read", key, e);
+      }
+      byte[] bytes = r.asByteArray();
+      String problem = wholeObjectProblem(r.response(), bytes);
+      if (problem == null) {
+        return bytes;
+      }
+      if (attempt >= maxAttempts) {
+        throw new IOException(describe(key) + ": " + problem + " in each of " + maxAttempts + " attempts");
+      }
+      LOG.warn("{}: {}; reading it again", describe(key), problem);
+      backoff(attempt);
     }
   }
 
-  /** Bytes {@code [from, from + len)} of {@code key}, and the object's length from the Content-Range answer. */
+  /**
+   * Why a whole-object answer cannot be trusted (a body cut short by a broken connection), or null: the length must
+   * match the Content-Length, and the bytes the MD5 a single-part upload's ETag is.
+   */
+  private static String wholeObjectProblem(GetObjectResponse response, byte[] bytes) {
+    Long expected = response.contentLength();
+    if (expected != null && expected != bytes.length) {
+      return "the answer held " + bytes.length + " of " + expected + " bytes";
+    }
+    String etag = response.eTag() == null ? "" : response.eTag().replace("\"", "");
+    if (etag.length() == 32 && etag.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+      try {
+        byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(bytes);
+        if (!java.util.HexFormat.of().formatHex(md5).equalsIgnoreCase(etag)) {
+          return "the bytes received do not match the object's MD5 (ETag " + etag + ")";
+        }
+      } catch (java.security.NoSuchAlgorithmException e) {
+        throw new IllegalStateException("every JVM has MD5", e);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Bytes {@code [from, from + len)} of {@code key} (fewer at the object's end), and the object's length from the
+   * Content-Range answer; an answer shorter than its Content-Range says is read again.
+   */
   private Range getRange(String key, long from, long len) throws IOException {
-    try {
-      ResponseBytes<GetObjectResponse> r = clients.client().getObjectAsBytes(b -> b.bucket(bucket)
-          .key(objectKey(key)).range("bytes=" + from + "-" + (from + len - 1)));
+    for (int attempt = 1; ; attempt++) {
+      ResponseBytes<GetObjectResponse> r;
+      try {
+        r = clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key))
+            .range("bytes=" + from + "-" + (from + len - 1)));
+      } catch (NoSuchKeyException e) {
+        throw new NoSuchFileException(describe(key));
+      } catch (S3Exception e) {
+        if (e.statusCode() == 416) {
+          throw new EOFException(describe(key) + " has no byte " + from);
+        }
+        throw failed("read", key, e);
+      } catch (SdkException e) {
+        throw failed("read", key, e);
+      }
       byte[] bytes = r.asByteArray();
-      long total = totalLength(r.response().contentRange(), from + bytes.length);
-      if (bytes.length != len && from + bytes.length < total) {
-        throw new IOException(describe(key) + ": a ranged read of " + len + " bytes at " + from + " returned "
-            + bytes.length);
+      long total = totalLength(r.response().contentRange(), -1);
+      long expected = total < 0 ? len : Math.min(len, total - from);
+      Long header = r.response().contentLength();
+      if (bytes.length == expected && (header == null || header == bytes.length)) {
+        return new Range(from, bytes, total < 0 ? from + bytes.length : total);
       }
-      return new Range(from, bytes, total);
-    } catch (NoSuchKeyException e) {
-      throw new NoSuchFileException(describe(key));
-    } catch (S3Exception e) {
-      if (e.statusCode() == 416) {
-        throw new EOFException(describe(key) + " has no byte " + from);
+      if (attempt >= maxAttempts) {
+        throw new IOException(describe(key) + ": a ranged read of " + expected + " bytes at " + from + " returned "
+            + bytes.length + " in each of " + maxAttempts + " attempts");
       }
-      throw failed("read", key, e);
-    } catch (SdkException e) {
-      throw failed("read", key, e);
+      LOG.warn("{}: a ranged read of {} bytes at {} returned {}; reading it again", describe(key), expected, from,
+          bytes.length);
+      backoff(attempt);
     }
   }
 
