@@ -150,6 +150,14 @@ public final class S3ProxyServer implements AutoCloseable {
       return null;
     }
 
+    private static void drain(Blob blob) {
+      try (InputStream in = blob.getPayload()) {
+        in.transferTo(java.io.OutputStream.nullOutputStream());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
     private static HttpResponseException status(int code) {
       return new HttpResponseException(new HttpResponse(code));
     }
@@ -159,6 +167,9 @@ public final class S3ProxyServer implements AutoCloseable {
       count("PUT");
       String key = blob.getMetadata().name();
       Fault f = take(putRule, key);
+      if (f == Fault.REFUSE || f == Fault.THROTTLE) {
+        drain(blob); // as S3 does: the answer comes after the body, not in the middle of sending it
+      }
       if (f == Fault.REFUSE) {
         throw status(403);
       }

@@ -131,7 +131,7 @@ public final class Checkpoints {
           .withDataModel(GenericData.get())
           .withCodecFactory(PlainCodecFactory.INSTANCE)
           .withCompressionCodec(CompressionCodecName.SNAPPY)
-          .withWriteMode(ParquetFileWriter.Mode.CREATE)
+          .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
           .build()) {
         w.write(row("protocol", protocol(state.protocol)));
         w.write(row("metaData", metadata(state.metadata)));
