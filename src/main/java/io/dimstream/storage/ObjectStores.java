@@ -16,11 +16,28 @@ public final class ObjectStores {
   public static ObjectStore open(TableLocation location, StorageSettings settings) {
     return switch (location.scheme()) {
       case TableLocation.LOCAL -> new LocalStore(location.localPath());
-      case TableLocation.S3 -> new S3Store(S3.computeIfAbsent(settings, s -> new S3Clients(s, System.getenv())),
+      case TableLocation.S3 -> new S3Store(S3.computeIfAbsent(settings, s -> new S3Clients(s, environment())),
           location, settings.maxAttempts());
       default -> throw new StorageException("'" + location + "': no store for scheme '" + location.scheme()
           + "'. Fix: give " + TableLocation.SUPPORTED + ".");
     };
+  }
+
+  /**
+   * The environment variables, with the AWS SDK's system properties for the endpoint ({@code aws.endpointUrlS3},
+   * {@code aws.endpointUrl}) in place of the variables they stand for, as the SDK ranks them.
+   */
+  private static Map<String, String> environment() {
+    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+    String s3 = System.getProperty("aws.endpointUrlS3");
+    String any = System.getProperty("aws.endpointUrl");
+    if (s3 != null) {
+      env.put("AWS_ENDPOINT_URL_S3", s3);
+    }
+    if (any != null) {
+      env.put("AWS_ENDPOINT_URL", any);
+    }
+    return env;
   }
 
   /** The store of {@code location} with the settings of the environment alone. */
