@@ -81,6 +81,11 @@ public final class DeltaTable {
     return create(path, spec, properties, TableOptions.defaults());
   }
 
+  /** As {@link #create(ObjectStore, DimensionSpec, Map, TableOptions)} with default {@link TableOptions}. */
+  public static DeltaTable create(ObjectStore store, DimensionSpec spec, Map<String, String> properties) {
+    return create(store, spec, properties, TableOptions.defaults());
+  }
+
   /** As {@link #create(ObjectStore, DimensionSpec, Map, TableOptions)} in the local directory {@code path}. */
   public static DeltaTable create(Path path, DimensionSpec spec, Map<String, String> properties,
       TableOptions options) {

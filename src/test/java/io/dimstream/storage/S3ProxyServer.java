@@ -139,8 +139,22 @@ public final class S3ProxyServer implements AutoCloseable {
       requests.clear();
     }
 
+    private volatile long latencyMillis;
+
+    /** Every request waits this long before it is served, as a remote store's round trip would. */
+    public void latency(long millis) {
+      latencyMillis = millis;
+    }
+
     private void count(String kind) {
       requests.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+      if (latencyMillis > 0) {
+        try {
+          Thread.sleep(latencyMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
 
     private static Fault take(Rule rule, String key) {
