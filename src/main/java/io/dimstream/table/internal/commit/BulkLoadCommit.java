@@ -1,6 +1,5 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.storage.ObjectStore;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.table.CommitResult;

@@ -1,6 +1,5 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.storage.ObjectStore;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.internal.TableErrors;
