@@ -281,7 +281,7 @@ public final class TopologyBench {
       if (check) {
         List<Version> expected = Scd2Fold.fold(spec, in.events());
         List<Version> actual;
-        try (Stream<Version> s = DeltaTable.open(spec.service().tablePath()).latest().scan()) {
+        try (Stream<Version> s = DeltaTable.open(spec.service().tableStore()).latest().scan()) {
           actual = new ArrayList<>(s.toList());
         }
         actual.sort(BusinessKeys.VERSION_ORDER);

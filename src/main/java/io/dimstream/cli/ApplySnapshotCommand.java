@@ -4,6 +4,9 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.Backfill;
 import io.dimstream.service.SnapshotApply;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -24,8 +27,9 @@ final class ApplySnapshotCommand implements Callable<Integer> {
   @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
   Path config;
 
-  @Option(names = "--table", required = true, description = "The existing Delta table of the dimension.")
-  Path table;
+  @Option(names = "--table", required = true, converter = TableLocationConverter.class,
+      description = "The existing Delta table of the dimension: a local directory or s3://bucket/prefix.")
+  TableLocation table;
 
   @Option(names = "--input", required = true, description = "The snapshot: .jsonl, one row per key.")
   Path input;
@@ -40,13 +44,14 @@ final class ApplySnapshotCommand implements Callable<Integer> {
     if (!Files.isRegularFile(input)) {
       throw CliErrors.missingInput(input);
     }
-    if (!Files.exists(table.resolve("_delta_log"))) {
+    ObjectStore store = ObjectStores.open(table, spec.service().storage());
+    if (store.list("_delta_log/", null).isEmpty()) {
       throw new CliErrors.UsageError(table + " holds no table. Fix: give the table the dimension writes "
           + "(service.table_path), or create it first with `dimstream backfill`");
     }
     SnapshotApply.Result r;
     try (InputFiles.LineReader lines = InputFiles.open(input)) {
-      r = new SnapshotApply(spec).apply(DeltaTable.open(table), rows(lines), input.toString(), at);
+      r = new SnapshotApply(spec).apply(DeltaTable.open(store), rows(lines), input.toString(), at);
     }
     System.err.printf("Snapshot of %s at %s: %,d rows, %,d keys closed; %s%n", spec.name(), at, r.rows(), r.closed(),
         r.commit().committed() ? "table version " + r.commit().version() + " (MERGE: " + r.commit().rowsInserted()

@@ -3,6 +3,9 @@ package io.dimstream.cli;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.InputFormat;
 import io.dimstream.service.Backfill;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.TableLocation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +33,9 @@ final class BackfillCommand implements Callable<Integer> {
   @Option(names = "--input", required = true, description = "Change events: .jsonl or .csv, in arrival order.")
   Path input;
 
-  @Option(names = "--table", required = true, description = "The Delta table to create (must not hold a table yet).")
-  Path table;
+  @Option(names = "--table", required = true, converter = TableLocationConverter.class, description = "The Delta "
+      + "table to create (must not hold a table yet): a local directory or s3://bucket/prefix.")
+  TableLocation table;
 
   @Option(names = "--dlq", description = "Write rejected records here as JSON lines {reason, detail, record}.")
   Path dlq;
@@ -42,8 +46,9 @@ final class BackfillCommand implements Callable<Integer> {
     if (!Files.isRegularFile(input)) {
       throw CliErrors.missingInput(input);
     }
-    if (Files.exists(table.resolve("_delta_log"))) {
-      throw new CliErrors.UsageError(table + " already holds a table. Fix: backfill into a new directory, then "
+    ObjectStore store = ObjectStores.open(table, spec.service().storage());
+    if (!store.list("_delta_log/", null).isEmpty()) {
+      throw new CliErrors.UsageError(table + " already holds a table. Fix: backfill into a new location, then "
           + "point the service at it (service.table_path) before its first run");
     }
     Backfill backfill = new Backfill(spec);
@@ -53,17 +58,17 @@ final class BackfillCommand implements Callable<Integer> {
         // JSON lines pass to the decoder byte for byte: read in blocks, split into lines on the decoding threads;
         // progress goes by the bytes read, as counting the records first takes a second read of the file
         progress.reading().bytes(Files.size(input));
-        r = backfill.loadJsonLines(input, dlq, table, progress);
+        r = backfill.loadJsonLines(input, dlq, store, progress);
       } else {
         countInBackground(progress.reading());
         try (InputFiles.LineReader lines = InputFiles.forTopic(input, spec)) {
           // records are counted a decoded chunk at a time, as the .jsonl path counts them
-          r = backfill.load(records(lines), input.toString(), dlq, table, progress);
+          r = backfill.load(records(lines), input.toString(), dlq, store, progress);
         }
       }
     }
     System.err.printf("Backfill of %s: %,d records read, %,d rejected, %,d versions, table version %d (%s)%n",
-        spec.name(), r.read(), r.rejected(), r.versions(), r.commit().version(), table.toAbsolutePath());
+        spec.name(), r.read(), r.rejected(), r.versions(), r.commit().version(), table);
     return 0;
   }
 

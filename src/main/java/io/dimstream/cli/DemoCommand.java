@@ -81,9 +81,9 @@ final class DemoCommand implements Callable<Integer> {
     }
     freshDemoDir(options.dataDir);
     DimensionSpec spec = options.apply(Specs.load(config));
-    if (Files.exists(spec.service().tablePath().resolve("_delta_log"))) {
+    if (holdsTable(spec.service().tableStore())) {
       throw new CliErrors.UsageError(spec.service().tablePath() + " already holds a table, fed by another Kafka. Fix: "
-          + "pass a new directory with --table (the demo starts a fresh broker every time)");
+          + "pass a new location with --table (the demo starts a fresh broker every time)");
     }
     spec = spec.withService(spec.service().withCompaction(Duration.ofSeconds(1), spec.service().compactionMaxRecords()));
     PrintStream out = System.out;
@@ -144,7 +144,7 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     long dlq = TopicReader.readAll(service.kafka(), spec.topics().dlq(), false).records();
-    Path tablePath = spec.service().tablePath().toAbsolutePath().normalize();
+    String tablePath = spec.service().tablePath().toString();
     out.println();
     out.println("dimstream demo: " + spec.name());
     out.printf("  change records sent     %,d%n", sent);
@@ -185,5 +185,14 @@ final class DemoCommand implements Callable<Integer> {
     }
     Files.createDirectories(dir);
     Files.writeString(dir.resolve(DEMO_MARKER), "made by dimstream demo; deleted by the next demo run\n");
+  }
+
+  private static boolean holdsTable(io.dimstream.storage.ObjectStore store) {
+    try {
+      return !store.list("_delta_log/", null).isEmpty();
+    } catch (java.io.IOException e) {
+      throw new CliErrors.UsageError(store.location() + ": cannot list the table location (" + e.getMessage()
+          + "). Fix: check the location and its credentials.");
+    }
   }
 }

@@ -19,6 +19,9 @@ import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,8 +46,9 @@ final class EnrichCommand implements Callable<Integer> {
   @Option(names = "--config", required = true, description = "The enrichment spec (YAML).")
   Path config;
 
-  @Option(names = "--table", required = true, paramLabel = "DIR", description = "The dimension's table directory.")
-  Path table;
+  @Option(names = "--table", required = true, paramLabel = "TABLE", converter = TableLocationConverter.class,
+      description = "The dimension's table: a local directory or s3://bucket/prefix.")
+  TableLocation table;
 
   @Option(names = "--facts", required = true, description = "Facts, one JSON object per line (.jsonl).")
   Path facts;
@@ -62,11 +66,12 @@ final class EnrichCommand implements Callable<Integer> {
     if (!Files.isRegularFile(facts)) {
       throw new CliErrors.InputError(facts + ": no such file. Fix: pass a JSON-lines file of facts with --facts");
     }
-    if (!Files.isDirectory(table.resolve("_delta_log"))) {
+    ObjectStore store = ObjectStores.open(table);
+    if (store.list("_delta_log/", null).isEmpty()) {
       throw new CliErrors.InputError(table + ": no Delta table here (no _delta_log). Fix: pass the dimension's "
-          + "table directory (its service.table_path) with --table");
+          + "table (its service.table_path) with --table");
     }
-    List<Version> history = TableHistory.versions(DeltaTable.open(table), spec);
+    List<Version> history = TableHistory.versions(DeltaTable.open(store), spec);
     Map<String, Enriched> joined = BatchEnrichment.join(spec, readFacts(spec, facts), history);
     EnrichedRows rows = new EnrichedRows(spec);
     if (output == null) {

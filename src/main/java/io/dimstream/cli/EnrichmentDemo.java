@@ -68,7 +68,7 @@ final class EnrichmentDemo {
       out.println("  a corrected record: " + sample[0]);
     }
     out.printf("  ./dimstream enrich --config %s --table %s --facts %s%n", spec.source(),
-        service.spec().service().tablePath().toAbsolutePath().normalize(), factsFile);
+        service.spec().service().tablePath(), factsFile);
     return settled;
   }
 

@@ -8,6 +8,7 @@ import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
 import io.dimstream.table.DeltaTable;
 import java.io.PrintStream;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -94,7 +95,7 @@ final class PostgresDemo {
           }
           Thread.sleep(500);
         }
-        Path table = spec.service().tablePath().toAbsolutePath().normalize();
+        TableLocation table = spec.service().tablePath();
         out.printf("%ndimstream demo --source postgres: %d transactions on %s; the table equals the database.%n",
             committed, url.replaceAll(":[^:@/]*@", ":***@"));
         out.printf("  %s%n  table  %s%n", summary(service), table);

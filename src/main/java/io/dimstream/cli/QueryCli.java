@@ -4,6 +4,8 @@ import io.dimstream.DimstreamException;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.QueryException;
 import io.dimstream.query.VersionTable;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.TableLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -17,7 +19,7 @@ final class QueryCli {
   static final int USAGE = 2;
 
   /** Opens a table directory; replaced in tests. */
-  static Function<Path, VersionTable> opener = DeltaVersionTable::open;
+  static Function<TableLocation, VersionTable> opener = t -> DeltaVersionTable.open(ObjectStores.open(t));
 
   private QueryCli() {}
 
@@ -25,7 +27,7 @@ final class QueryCli {
    * Opens {@code table} for a command that only reads it, first printing to {@code spec}'s error stream the
    * warning of a table whose protocol misses features (Delta Spark refuses it) with the command that repairs it.
    */
-  static VersionTable openForReading(CommandSpec spec, Path table) {
+  static VersionTable openForReading(CommandSpec spec, TableLocation table) {
     VersionTable t = opener.apply(table);
     if (t instanceof DeltaVersionTable d) {
       d.table().incompleteProtocolWarning().ifPresent(w -> {

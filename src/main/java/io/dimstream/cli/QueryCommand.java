@@ -13,6 +13,7 @@ import io.dimstream.query.SequenceTimes;
 import io.dimstream.query.TimeTravel;
 import io.dimstream.query.VersionRows;
 import io.dimstream.query.VersionTable;
+import io.dimstream.storage.TableLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,8 +49,10 @@ final class QueryCommand implements Runnable {
 
   /** Options every query subcommand takes. */
   static final class TableOptions {
-    @Option(names = "--table", required = true, paramLabel = "DIR", description = "The table directory.")
-    Path table;
+    @Option(names = "--table", required = true, paramLabel = "TABLE", converter = TableLocationConverter.class,
+        description = "The table: a local directory or s3://bucket/prefix (credentials, region and endpoint from "
+            + "the AWS environment: AWS_REGION, AWS_ENDPOINT_URL_S3, ...).")
+    TableLocation table;
 
     @ArgGroup(exclusive = true)
     Travel travel;

@@ -2,6 +2,7 @@ package io.dimstream.cli;
 
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.ServiceSettings;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -15,9 +16,9 @@ final class ServiceOptions {
       + "service.data_dir, else ./data.")
   Path dataDir;
 
-  @Option(names = "--table", description = "The Delta table directory; default: the spec's service.table_path, "
-      + "else <data-dir>/tables/<name>.")
-  Path table;
+  @Option(names = "--table", converter = TableLocationConverter.class, description = "The Delta table: a local "
+      + "directory or s3://bucket/prefix; default: the spec's service.table_path, else <data-dir>/tables/<name>.")
+  TableLocation table;
 
   @Option(names = "--http-port", description = "Port of the query endpoint on 127.0.0.1 (0 = any free port); "
       + "default: the spec's service.http.port, else 8080.")
@@ -30,7 +31,7 @@ final class ServiceOptions {
   DimensionSpec apply(DimensionSpec spec) {
     ServiceSettings s = spec.service();
     if (dataDir != null) {
-      boolean tableFollowsDataDir = s.tablePath().equals(s.dataDir().resolve("tables").resolve(spec.name()));
+      boolean tableFollowsDataDir = s.tableFollowsDataDir(spec.name());
       s = s.withDataDir(dataDir);
       if (tableFollowsDataDir) {
         s = s.withTablePath(dataDir.resolve("tables").resolve(spec.name()));

@@ -12,6 +12,7 @@ import io.dimstream.query.VersionTable;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.VacuumResult;
+import io.dimstream.storage.TableLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,8 +51,10 @@ final class TableCommand implements Runnable {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
-    @Option(names = "--table", required = true, paramLabel = "DIR", description = "The table directory.")
-    Path table;
+    @Option(names = "--table", required = true, paramLabel = "TABLE", converter = TableLocationConverter.class,
+        description = "The table: a local directory or s3://bucket/prefix (credentials, region and endpoint from "
+            + "the AWS environment: AWS_REGION, AWS_ENDPOINT_URL_S3, ...).")
+    TableLocation table;
 
     @Override
     public Integer call() throws Exception {

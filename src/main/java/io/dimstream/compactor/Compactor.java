@@ -4,6 +4,7 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.SizePolicy;
 import io.dimstream.model.VersionChange;
 import io.dimstream.table.CommitStateUnknownException;
+import io.dimstream.storage.ObjectStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -65,7 +66,7 @@ public final class Compactor implements Runnable, AutoCloseable {
   private final Duration interval;
   private final int maxRecords;
   private final Clock clock;
-  private final Path tablePath;
+  private final ObjectStore tablePath;
   private final String owner;
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -98,7 +99,7 @@ public final class Compactor implements Runnable, AutoCloseable {
    * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here
    * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
    */
-  public Compactor(DimensionSpec spec, Path tablePath, TableSink table, VersionRecordDecoder decoder,
+  public Compactor(DimensionSpec spec, ObjectStore tablePath, TableSink table, VersionRecordDecoder decoder,
       Map<String, Object> kafka, String owner, Clock clock) {
     this(spec, tablePath, table, decoder, kafka, owner, clock, SizePolicy.of(spec.service()));
   }
@@ -108,7 +109,7 @@ public final class Compactor implements Runnable, AutoCloseable {
    * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
    * @param sizes  the dimension's size policy: the dead-letter producer may write records up to its output limit
    */
-  public Compactor(DimensionSpec spec, Path tablePath, TableSink table, VersionRecordDecoder decoder,
+  public Compactor(DimensionSpec spec, ObjectStore tablePath, TableSink table, VersionRecordDecoder decoder,
       Map<String, Object> kafka, String owner, Clock clock, SizePolicy sizes) {
     this.sizes = sizes;
     this.spec = spec;

@@ -8,14 +8,14 @@ import java.time.Duration;
 final class CompactorErrors {
   private CompactorErrors() {}
 
-  static LeaseHeldException leaseHeld(Path lease, String holder, Duration age, Duration ttl) {
+  static LeaseHeldException leaseHeld(Object lease, String holder, Duration age, Duration ttl) {
     return new LeaseHeldException("Another compactor (" + holder + ") is writing the table: its lease " + lease
         + " was renewed " + age.toSeconds() + " s ago. Only one compactor may write a table. Stop the other "
         + "service, or wait " + ttl.toSeconds() + " s after it stopped; delete the lease file only if you are sure "
         + "it is gone.");
   }
 
-  static CompactorException leaseLost(Path lease, String holder) {
+  static CompactorException leaseLost(Object lease, String holder) {
     return new CompactorException("The compactor lease " + lease + " was taken over by " + holder
         + " while this compactor was running; stopping so that only one compactor writes the table.");
   }
@@ -26,7 +26,7 @@ final class CompactorErrors {
         + "the table meanwhile. Nothing was committed; this compactor re-reads from the table's offsets.");
   }
 
-  static CompactorException leaseIo(Path lease, IOException e) {
+  static CompactorException leaseIo(Object lease, IOException e) {
     return new CompactorException("Cannot write the compactor lease " + lease + ": " + e.getMessage()
         + ". Check that the table directory is writable.", e);
   }

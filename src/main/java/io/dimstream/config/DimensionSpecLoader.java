@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
+import io.dimstream.storage.StorageException;
+import io.dimstream.storage.StorageSettings;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -378,7 +381,7 @@ public final class DimensionSpecLoader {
       return s;
     }
     Set<String> known = Set.of("data_dir", "table_path", "kafka", "compaction", "http", "partitions",
-        "max_record_bytes");
+        "max_record_bytes", "storage");
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!known.contains(f)) {
@@ -386,7 +389,15 @@ public final class DimensionSpecLoader {
       }
     }
     Path dataDir = node.has("data_dir") ? Path.of(node.get("data_dir").asText()) : s.dataDir();
-    Path table = node.has("table_path") ? Path.of(node.get("table_path").asText()) : dataDir.resolve("tables").resolve(name);
+    TableLocation table = TableLocation.local(dataDir.resolve("tables").resolve(name));
+    if (node.has("table_path")) {
+      try {
+        table = TableLocation.parse(node.get("table_path").asText());
+      } catch (StorageException e) {
+        throw SpecErrors.invalid(file, "service.table_path", e.getMessage(), "give " + TableLocation.SUPPORTED);
+      }
+    }
+    StorageSettings storage = node.has("storage") ? storage(node.get("storage"), file) : StorageSettings.defaults();
     Map<String, String> kafka = new LinkedHashMap<>();
     if (node.has("kafka")) {
       node.get("kafka").fields().forEachRemaining(e -> kafka.put(e.getKey(), e.getValue().asText()));
@@ -424,7 +435,51 @@ public final class DimensionSpecLoader {
       }
     }
     return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions,
-        maxRecordBytes);
+        maxRecordBytes, storage);
+  }
+
+  /**
+   * {@code service.storage}: {@code s3: {region, endpoint, path_style, request_timeout, max_attempts}}. No
+   * credentials: they come from the SDK's default chain (environment, profiles, instance or workload identity).
+   */
+  private static StorageSettings storage(JsonNode node, Path file) {
+    checkKnown(node, "service.storage", Set.of("s3"), file);
+    StorageSettings s = StorageSettings.defaults();
+    JsonNode s3 = node.get("s3");
+    if (s3 == null || s3.isNull()) {
+      return s;
+    }
+    checkKnown(s3, "service.storage.s3", Set.of("region", "endpoint", "path_style", "request_timeout",
+        "max_attempts"), file);
+    Boolean pathStyle = null;
+    if (s3.has("path_style")) {
+      if (!s3.get("path_style").isBoolean()) {
+        throw SpecErrors.invalid(file, "service.storage.s3.path_style", "expected true or false, got "
+            + s3.get("path_style"), "write path_style: true (endpoint/bucket/key) or false (bucket.endpoint/key)");
+      }
+      pathStyle = s3.get("path_style").asBoolean();
+    }
+    String endpoint = s3.has("endpoint") ? s3.get("endpoint").asText() : null;
+    if (endpoint != null) {
+      try {
+        java.net.URI u = new java.net.URI(endpoint);
+        if (u.getScheme() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
+            || u.getHost() == null) {
+          throw new java.net.URISyntaxException(endpoint, "not an http(s) URL with a host");
+        }
+      } catch (java.net.URISyntaxException e) {
+        throw SpecErrors.invalid(file, "service.storage.s3.endpoint", "'" + endpoint + "' is not an http(s) URL",
+            "write e.g. endpoint: http://minio:9000");
+      }
+    }
+    java.time.Duration timeout = s3.has("request_timeout")
+        ? java.time.Duration.ofNanos(durationMicros(s3.get("request_timeout").asText(), file,
+            "service.storage.s3.request_timeout") * 1000)
+        : StorageSettings.DEFAULT_REQUEST_TIMEOUT;
+    int attempts = s3.has("max_attempts") ? positiveInt(s3.get("max_attempts"), file, "service.storage.s3.max_attempts")
+        : StorageSettings.DEFAULT_MAX_ATTEMPTS;
+    return new StorageSettings(s3.has("region") ? s3.get("region").asText() : null, endpoint, pathStyle, timeout,
+        attempts);
   }
 
   /** A typo in a nested key must not silently fall back to a default. */

@@ -7,6 +7,9 @@ import io.dimstream.model.Version;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Snapshot;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,13 +38,27 @@ public final class DeltaVersionTable implements VersionTable {
    *                        {@link QueryException.Reason#UNAVAILABLE} when the log cannot be read
    */
   public static DeltaVersionTable open(Path dir) {
-    if (!Files.isDirectory(dir.resolve("_delta_log"))) {
-      throw QueryErrors.noTable(dir);
+    return open(new LocalStore(dir));
+  }
+
+  /**
+   * Opens the table in {@code store} (a local directory or an object store prefix).
+   *
+   * @throws QueryException {@link QueryException.Reason#NOT_FOUND} when the location holds no {@code _delta_log},
+   *                        {@link QueryException.Reason#UNAVAILABLE} when the log cannot be read
+   */
+  public static DeltaVersionTable open(ObjectStore store) {
+    try {
+      if (store.list("_delta_log/", null).isEmpty()) {
+        throw QueryErrors.noTable(store.location());
+      }
+    } catch (IOException e) {
+      throw QueryErrors.unreadableTable(store.location(), e);
     }
     try {
-      return new DeltaVersionTable(DeltaTable.open(dir));
+      return new DeltaVersionTable(DeltaTable.open(store));
     } catch (DimstreamException e) {
-      throw QueryErrors.unreadableTable(dir, e);
+      throw QueryErrors.unreadableTable(store.location(), e);
     }
   }
 
@@ -76,7 +93,7 @@ public final class DeltaVersionTable implements VersionTable {
   private Snapshot snapshotAt(long version) {
     long latest = table.latest().version();
     if (version < 0 || version > latest) {
-      throw QueryErrors.noTableVersion(table.path(), version, latest);
+      throw QueryErrors.noTableVersion(table.location(), version, latest);
     }
     return table.snapshotAt(version);
   }

@@ -89,23 +89,23 @@ public final class QueryErrors {
     return b.toString();
   }
 
-  public static QueryException noTable(Path dir) {
-    return new QueryException(Reason.NOT_FOUND, dir + " is not a dimstream table: it has no _delta_log directory. "
-        + "Pass the table directory the service writes (service.table_path in the spec, by default <data_dir>/tables/<name>) with --table.", null);
+  public static QueryException noTable(Object dir) {
+    return new QueryException(Reason.NOT_FOUND, dir + " is not a dimstream table: it has no _delta_log. "
+        + "Pass the table location the service writes (service.table_path in the spec, by default <data_dir>/tables/<name>) with --table.", null);
   }
 
-  public static QueryException noTableVersion(Path dir, long version, long latest) {
+  public static QueryException noTableVersion(Object dir, long version, long latest) {
     return new QueryException(Reason.NOT_FOUND, dir + ": cannot load table version " + version
         + " as it does not exist. The latest available version is " + latest
         + " (see `dimstream table history`).", null);
   }
 
-  public static QueryException noVersionAtTimestamp(Path dir, String timestamp, String first) {
+  public static QueryException noVersionAtTimestamp(Object dir, String timestamp, String first) {
     return new QueryException(Reason.NOT_FOUND, dir + ": no table version was committed at or before "
         + timestamp + "; the first commit is from " + first + ". Pass a later --table-timestamp.", null);
   }
 
-  public static QueryException unreadableTable(Path dir, Throwable cause) {
+  public static QueryException unreadableTable(Object dir, Throwable cause) {
     return new QueryException(Reason.UNAVAILABLE, "Cannot read the table " + dir + ": " + cause.getMessage(),
         cause);
   }

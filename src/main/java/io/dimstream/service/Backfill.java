@@ -14,6 +14,8 @@ import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
 import io.dimstream.topology.UnknownFieldWarnings;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -108,7 +110,13 @@ public final class Backfill {
   /** As {@link #load(Iterator, String, Path, Path)}, telling {@code progress} of the fold and write phase. */
   public Loaded load(Iterator<Input> records, String source, Path dlqFile, Path tablePath, ProgressListener progress)
       throws IOException {
-    BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
+    return load(records, source, dlqFile, new LocalStore(tablePath), progress);
+  }
+
+  /** As {@link #load(Iterator, String, Path, Path, ProgressListener)} into the table in {@code table}. */
+  public Loaded load(Iterator<Input> records, String source, Path dlqFile, ObjectStore table,
+      ProgressListener progress) throws IOException {
+    BulkLoad bulk = DeltaTable.openOrCreate(table, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
     try {
       Counts counts = run(ParallelDecode.batches(records), source, dlqFile, bulk.buckets(), bulk::bucketOf,
@@ -134,7 +142,13 @@ public final class Backfill {
    * @throws java.io.UncheckedIOException when the file cannot be read
    */
   public Loaded loadJsonLines(Path file, Path dlqFile, Path tablePath, ProgressListener progress) throws IOException {
-    BulkLoad bulk = DeltaTable.openOrCreate(tablePath, spec).bulkLoad();
+    return loadJsonLines(file, dlqFile, new LocalStore(tablePath), progress);
+  }
+
+  /** As {@link #loadJsonLines(Path, Path, Path, ProgressListener)} into the table in {@code table}. */
+  public Loaded loadJsonLines(Path file, Path dlqFile, ObjectStore table, ProgressListener progress)
+      throws IOException {
+    BulkLoad bulk = DeltaTable.openOrCreate(table, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
     try (LineBlocks blocks = new LineBlocks(file)) {
       Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
@@ -369,7 +383,12 @@ public final class Backfill {
    * of {@code result} in one {@code WRITE} commit.
    */
   public CommitResult write(Result result, Path tablePath) {
-    DeltaTable table = DeltaTable.openOrCreate(tablePath, spec);
+    return write(result, new LocalStore(tablePath));
+  }
+
+  /** As {@link #write(Result, Path)} for the table in {@code store}. */
+  public CommitResult write(Result result, ObjectStore store) {
+    DeltaTable table = DeltaTable.openOrCreate(store, spec);
     List<VersionChange> upserts = new ArrayList<>(result.versions().size());
     result.versions().forEach(v -> upserts.add(new VersionChange.Upsert(v, ChangeKind.OPEN)));
     return table.commit(upserts, Map.of(), "WRITE");

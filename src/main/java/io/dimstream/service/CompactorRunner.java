@@ -62,7 +62,7 @@ final class CompactorRunner {
   private void loop() {
     boolean toldStandby = false;
     while (stopping.getCount() > 0) {
-      Compactor c = new Compactor(spec, spec.service().tablePath(), table, decoder, kafka, owner, clock, sizes);
+      Compactor c = new Compactor(spec, spec.service().tableStore(), table, decoder, kafka, owner, clock, sizes);
       current = c;
       try {
         c.run();

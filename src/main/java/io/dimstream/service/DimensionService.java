@@ -173,7 +173,7 @@ public final class DimensionService implements AutoCloseable {
 
     compactor.start();
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
-        spec.topics().versions(), spec.service().tablePath().toAbsolutePath());
+        spec.topics().versions(), spec.service().tablePath());
     if (versions instanceof VersionAvro avro) {
       LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
           avro.schema());

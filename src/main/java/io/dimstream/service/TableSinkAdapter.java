@@ -27,7 +27,7 @@ public final class TableSinkAdapter implements TableSink {
 
   public static TableSinkAdapter openOrCreate(DimensionSpec spec) {
     // the compactor commits for as long as the service runs: its checkpoints are written off the commit's path
-    return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tablePath(), spec, spec.tableProperties(),
+    return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tableStore(), spec, spec.tableProperties(),
         TableOptions.defaults().withBackgroundCheckpoints(true)));
   }
 

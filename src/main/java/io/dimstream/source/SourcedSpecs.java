@@ -8,6 +8,9 @@ import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.config.PostgresSource;
 import java.io.IOException;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import io.dimstream.table.DeltaTable;
@@ -63,9 +66,10 @@ public final class SourcedSpecs {
     boolean derivedColumns = !tree.has("columns") && !tree.has("schema");
     complete(tree, source);
     DimensionSpec spec = overrides.apply(DimensionSpecLoader.parse(tree, file));
-    Path table = spec.service().tablePath();
-    if (derivedColumns && Files.isDirectory(table.resolve("_delta_log"))) {
-      DimensionSpec written = DeltaTable.open(table).spec();
+    TableLocation location = spec.service().tablePath();
+    ObjectStore store = ObjectStores.open(location, spec.service().storage());
+    if (derivedColumns && holdsTable(store, location)) {
+      DimensionSpec written = DeltaTable.open(store).spec();
       ObjectNode columns = (ObjectNode) tree.get("columns");
       List<String> added = new ArrayList<>();
       columns.fieldNames().forEachRemaining(c -> {
@@ -75,7 +79,7 @@ public final class SourcedSpecs {
       });
       if (!added.isEmpty()) {
         LOG.warn("{}: the columns {} of {} are newer than the table {}; their values are undeclared fields"
-            + " (unknown_fields) until the spec declares them under 'columns:'", file, added, source, table);
+            + " (unknown_fields) until the spec declares them under 'columns:'", file, added, source, location);
         columns.remove(added);
         spec = overrides.apply(DimensionSpecLoader.parse(tree, file));
       }
@@ -122,6 +126,14 @@ public final class SourcedSpecs {
         com.fasterxml.jackson.databind.node.ArrayNode key = tree.putArray("key");
         shape.primaryKey().forEach(key::add);
       }
+    }
+  }
+
+  private static boolean holdsTable(ObjectStore store, TableLocation location) {
+    try {
+      return !store.list("_delta_log/", null).isEmpty();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(location + ": cannot list the table's log: " + e.getMessage(), e);
     }
   }
 }

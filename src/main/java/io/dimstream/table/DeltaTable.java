@@ -27,6 +27,9 @@ import io.dimstream.table.internal.maintenance.Checkpointer;
 import io.dimstream.table.internal.maintenance.DeletionVectorCompaction;
 import io.dimstream.table.internal.maintenance.Optimizer;
 import io.dimstream.table.internal.maintenance.Vacuum;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.TableLocation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,7 +59,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeltaTable {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
-  private final Path root;
+  private final ObjectStore root;
   private final TableOptions options;
   private final SnapshotManager snapshots;
   private final LayoutCache layouts;
@@ -68,7 +71,7 @@ public final class DeltaTable {
   /** Set once this instance found (or made) the protocol complete; checked before its first write. */
   private final AtomicBoolean protocolComplete = new AtomicBoolean();
 
-  private DeltaTable(Path root, TableOptions options, TableState state) {
+  private DeltaTable(ObjectStore root, TableOptions options, TableState state) {
     DeltaLog log = new DeltaLog(root);
     this.root = root;
     this.options = options;
@@ -85,6 +88,17 @@ public final class DeltaTable {
     return create(path, spec, properties, TableOptions.defaults());
   }
 
+  /** As {@link #create(ObjectStore, DimensionSpec, Map, TableOptions)} with default {@link TableOptions}. */
+  public static DeltaTable create(ObjectStore store, DimensionSpec spec, Map<String, String> properties) {
+    return create(store, spec, properties, TableOptions.defaults());
+  }
+
+  /** As {@link #create(ObjectStore, DimensionSpec, Map, TableOptions)} in the local directory {@code path}. */
+  public static DeltaTable create(Path path, DimensionSpec spec, Map<String, String> properties,
+      TableOptions options) {
+    return create(new LocalStore(path), spec, properties, options);
+  }
+
   /**
    * Creates a new, empty table: version 0 holds protocol (reader 3 / writer 7 with {@code deletionVectors}, or
    * reader 1 / writer 2 with {@code delta.enableDeletionVectors=false}), metaData (schema, partition column
@@ -95,9 +109,9 @@ public final class DeltaTable {
    *                   (zstd|snappy), {@code delta.checkpointInterval} (default 10); may be empty, not null
    * @throws TableException when the directory already holds a table, or a property is invalid
    */
-  public static DeltaTable create(Path path, DimensionSpec spec, Map<String, String> properties, TableOptions options) {
+  public static DeltaTable create(ObjectStore root, DimensionSpec spec, Map<String, String> properties,
+      TableOptions options) {
     Objects.requireNonNull(spec, "spec");
-    Path root = path.toAbsolutePath().normalize();
     DeltaLog log = new DeltaLog(root);
     TableCreation.create(log, spec, properties, options.clock().millis());
     return new DeltaTable(root, options, LogReplay.load(log, null));
@@ -114,7 +128,21 @@ public final class DeltaTable {
    * @throws TableException when there is no table, the log is corrupt, or it was not written by dimstream
    */
   public static DeltaTable open(Path path, TableOptions options) {
-    Path root = path.toAbsolutePath().normalize();
+    return open(new LocalStore(path), options);
+  }
+
+  /** Opens the table in {@code store} with default {@link TableOptions}. */
+  public static DeltaTable open(ObjectStore store) {
+    return open(store, TableOptions.defaults());
+  }
+
+  /**
+   * Opens the existing table in {@code root} (a local directory or an object store prefix), loading its latest
+   * snapshot.
+   *
+   * @throws TableException when there is no table, the log is corrupt, or it was not written by dimstream
+   */
+  public static DeltaTable open(ObjectStore root, TableOptions options) {
     TableState state = LogReplay.load(new DeltaLog(root), null);
     DeltaTable t = new DeltaTable(root, options, state);
     t.layouts.of(state.metadata); // fails here, not at first use, when dimstream did not write the table
@@ -129,14 +157,24 @@ public final class DeltaTable {
     return openOrCreate(path, spec, spec.tableProperties(), TableOptions.defaults());
   }
 
+  /** As {@link #openOrCreate(Path, DimensionSpec)} for a table in {@code store}. */
+  public static DeltaTable openOrCreate(ObjectStore store, DimensionSpec spec) {
+    return openOrCreate(store, spec, spec.tableProperties(), TableOptions.defaults());
+  }
+
+  /** As {@link #openOrCreate(ObjectStore, DimensionSpec, Map, TableOptions)} in the local directory {@code path}. */
+  public static DeltaTable openOrCreate(Path path, DimensionSpec spec, Map<String, String> properties,
+      TableOptions options) {
+    return openOrCreate(new LocalStore(path), spec, properties, options);
+  }
+
   /**
    * Opens the table at {@code path} and evolves it to {@code spec} ({@link #evolve}), or creates it with
    * {@code properties} when there is none. Properties of an existing table are left as they are: each of
    * {@code properties} the table does not have is logged as a warning that says how to change it, if it can be.
    */
-  public static DeltaTable openOrCreate(Path path, DimensionSpec spec, Map<String, String> properties,
+  public static DeltaTable openOrCreate(ObjectStore root, DimensionSpec spec, Map<String, String> properties,
       TableOptions options) {
-    Path root = path.toAbsolutePath().normalize();
     if (new DeltaLog(root).commitVersions().isEmpty()) {
       try {
         return create(root, spec, properties, options);
@@ -153,8 +191,22 @@ public final class DeltaTable {
     return t;
   }
 
-  /** The table root directory (absolute). */
+  /**
+   * The table root directory (absolute) of a local table.
+   *
+   * @throws io.dimstream.storage.StorageException when the table is in an object store
+   */
   public Path path() {
+    return root.location().localPath();
+  }
+
+  /** Where the table lives: a local directory or an object store prefix. */
+  public TableLocation location() {
+    return root.location();
+  }
+
+  /** The store the table's files are read from and written to. */
+  public ObjectStore store() {
     return root;
   }
 

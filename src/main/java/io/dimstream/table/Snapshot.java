@@ -187,7 +187,7 @@ public final class Snapshot {
           if (!files.hasNext()) {
             return false;
           }
-          current = DataFiles.read(table.path(), files.next(), layout, state.version);
+          current = DataFiles.read(table.store(), files.next(), layout, state.version);
         }
       }
       return true;

@@ -147,7 +147,7 @@ class TopicProvisionerIT {
 
   private static DimensionSpec spec(String name, int partitions) {
     ServiceSettings defaults = ServiceSettings.defaults(name);
-    ServiceSettings service = new ServiceSettings(defaults.dataDir(), defaults.tablePath(), defaults.kafka(),
+    ServiceSettings service = new ServiceSettings(defaults.dataDir(), defaults.tablePath().localPath(), defaults.kafka(),
         defaults.compactionInterval(), defaults.compactionMaxRecords(), defaults.httpHost(), defaults.httpPort(),
         partitions);
     return DimensionSpec.builder(name)

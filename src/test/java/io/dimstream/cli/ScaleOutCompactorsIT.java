@@ -55,7 +55,7 @@ class ScaleOutCompactorsIT {
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 12L).keys(800).events(9_000).sameSequence(0)
         .late(0.05).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
     List<String> lines = stream.jsonLines();
-    Path table = spec.service().tablePath();
+    Path table = spec.service().tablePath().localPath();
     VersionJson json = new VersionJson(spec);
     List<Compactor> others = new ArrayList<>();
     List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
@@ -66,7 +66,7 @@ class ScaleOutCompactorsIT {
       assertThat(CatchUp.await(() -> service.compactor().commits() > 0, Duration.ofMinutes(1))).isTrue();
 
       for (String owner : List.of("second:/b", "third:/c")) {
-        Compactor c = new Compactor(spec, table, TableSinkAdapter.openOrCreate(spec), json::decodeChange,
+        Compactor c = new Compactor(spec, new io.dimstream.storage.LocalStore(table), TableSinkAdapter.openOrCreate(spec), json::decodeChange,
             service.kafka(), owner, Clock.systemUTC());
         Thread t = new Thread(c, "compactor-" + owner);
         t.start();

@@ -57,7 +57,7 @@ class TwoCompactorsIT {
     Path second = dir.resolve("second.jsonl");
     Files.write(first, lines.subList(0, 1_500), StandardCharsets.UTF_8);
     Files.write(second, lines.subList(1_500, lines.size()), StandardCharsets.UTF_8);
-    Path table = spec.service().tablePath();
+    Path table = spec.service().tablePath().localPath();
     // the lease guards copy-on-write tables; merge-on-read tables take several compactors (ScaleOutCompactorsIT)
     DeltaTable.create(table, spec, Map.of("delta.enableDeletionVectors", "false"));
     VersionJson json = new VersionJson(spec);
@@ -67,7 +67,7 @@ class TwoCompactorsIT {
       assertThat(caughtUp(service, spec)).as("the first half reached the table").isTrue();
       long before = DeltaTable.open(table).latest().version();
 
-      Compactor intruder = new Compactor(spec, table, TableSinkAdapter.openOrCreate(spec), json::decodeChange,
+      Compactor intruder = new Compactor(spec, new io.dimstream.storage.LocalStore(table), TableSinkAdapter.openOrCreate(spec), json::decodeChange,
           service.kafka(), "other-host:/elsewhere", Clock.systemUTC());
       assertThatThrownBy(intruder::run)
           .isInstanceOf(LeaseHeldException.class)
@@ -81,7 +81,7 @@ class TwoCompactorsIT {
       assertThat(DeltaTable.open(table).latest().version()).isEqualTo(before);
 
       // A successor whose clock runs 10 minutes ahead sees the lease as abandoned and takes it over.
-      Compactor successor = new Compactor(spec, table, TableSinkAdapter.openOrCreate(spec), json::decodeChange,
+      Compactor successor = new Compactor(spec, new io.dimstream.storage.LocalStore(table), TableSinkAdapter.openOrCreate(spec), json::decodeChange,
           service.kafka(), "successor:/elsewhere", Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)));
       Thread successorThread = new Thread(successor, "successor-compactor");
       successorThread.setUncaughtExceptionHandler((t, e) -> { });

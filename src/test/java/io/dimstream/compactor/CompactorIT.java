@@ -35,7 +35,7 @@ class CompactorIT {
     Map<String, Object> kafka = new HashMap<>(KAFKA.clientProperties());
     kafka.put("allow.auto.create.topics", "false"); // the topic must stay missing
     // Each reading of this clock is 20 s later: the 60 s wait is over after a few polls, not a minute of real time.
-    Compactor compactor = new Compactor(spec, dir.resolve("table"), new EmptySink(), (k, v) -> null, kafka,
+    Compactor compactor = new Compactor(spec, new io.dimstream.storage.LocalStore(dir.resolve("table")), new EmptySink(), (k, v) -> null, kafka,
         "test-owner", new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"), Duration.ofSeconds(20)));
 
     long started = System.nanoTime();

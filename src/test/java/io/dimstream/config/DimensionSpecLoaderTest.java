@@ -3,6 +3,7 @@ package io.dimstream.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dimstream.storage.TableLocation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +66,7 @@ class DimensionSpecLoaderTest {
     assertThat(spec.avroSchema()).isNull();
     ServiceSettings s = spec.service();
     assertThat(s.dataDir()).isEqualTo(Path.of("data"));
-    assertThat(s.tablePath()).isEqualTo(Path.of("data", "tables", "customers"));
+    assertThat(s.tablePath()).isEqualTo(TableLocation.local(Path.of("data", "tables", "customers")));
     assertThat(s.kafka()).isEmpty();
     assertThat(s.bootstrapServers()).isNull();
     assertThat(s.compactionInterval()).isEqualTo(Duration.ofSeconds(10));
@@ -146,13 +147,35 @@ class DimensionSpecLoaderTest {
     assertThat(spec.extraValidFromColumns()).containsExactly("start_date_lsn");
     ServiceSettings s = spec.service();
     assertThat(s.dataDir()).isEqualTo(Path.of("/var/lib/dimstream"));
-    assertThat(s.tablePath()).isEqualTo(Path.of("/tables/accounts"));
+    assertThat(s.tablePath()).isEqualTo(TableLocation.local(Path.of("/tables/accounts")));
     assertThat(s.kafka()).isEqualTo(Map.of("bootstrap.servers", "kafka:9092", "security.protocol", "SSL"));
     assertThat(s.compactionInterval()).isEqualTo(Duration.ofMinutes(2));
     assertThat(s.compactionMaxRecords()).isEqualTo(1000);
     assertThat(s.httpHost()).isEqualTo("0.0.0.0");
     assertThat(s.httpPort()).isZero();
     assertThat(s.partitions()).isEqualTo(6);
+  }
+
+  @Test
+  void shouldTakeAnS3TableAndItsStorageSettings() throws IOException {
+    DimensionSpec spec = DimensionSpecLoader.load(write("s.yaml", """
+        name: d
+        columns: {id: long, seq: long}
+        key: id
+        sequence: seq
+        lateness_horizon: 500
+        service:
+          table_path: s3://dims/warehouse/d
+          storage: {s3: {endpoint: "http://minio:9000", region: eu-west-1, request_timeout: 5s, max_attempts: 3}}
+        """));
+
+    ServiceSettings s = spec.service();
+    assertThat(s.tablePath()).isEqualTo(TableLocation.parse("s3://dims/warehouse/d"));
+    assertThat(s.storage().endpoint()).isEqualTo("http://minio:9000");
+    assertThat(s.storage().region()).isEqualTo("eu-west-1");
+    assertThat(s.storage().effectivePathStyle(s.storage().effectiveEndpoint(Map.of()))).isTrue();
+    assertThat(s.storage().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(s.storage().maxAttempts()).isEqualTo(3);
   }
 
   @Test
@@ -170,7 +193,7 @@ class DimensionSpecLoaderTest {
     assertThat(spec.inputFormat()).isEqualTo(InputFormat.DEBEZIUM_JSON);
     assertThat(spec.deleteRule()).isEqualTo(new DeleteRule.DebeziumOp());
     assertThat(spec.latenessHorizon()).isEqualTo(500);
-    assertThat(spec.service().tablePath()).isEqualTo(Path.of("/srv", "tables", "d"));
+    assertThat(spec.service().tablePath()).isEqualTo(TableLocation.local(Path.of("/srv", "tables", "d")));
   }
 
   @Test
@@ -260,6 +283,13 @@ class DimensionSpecLoaderTest {
             "relative to the spec file"),
         bad("columns and schema", base + "schema: x.avsc\n", "columns", "keep only one"),
         bad("unknown service field", base + "service: {data_directory: /x}\n", "service.data_directory", "use one of"),
+        bad("unsupported table scheme", base + "service: {table_path: \"gs://dims/customers\"}\n",
+            "service.table_path", "s3://bucket/prefix"),
+        bad("malformed s3 table", base + "service: {table_path: \"s3:/dims/customers\"}\n", "service.table_path",
+            "s3://bucket/prefix"),
+        bad("unknown storage", base + "service: {storage: {gcs: {}}}\n", "service.storage.gcs", "use one of"),
+        bad("bad s3 endpoint", base + "service: {storage: {s3: {endpoint: minio}}}\n",
+            "service.storage.s3.endpoint", "http://minio:9000"),
         bad("port out of range", base + "service: {http: {port: 70000}}\n", "service.http.port", "0..65535"),
         bad("zero max records", base + "service: {compaction: {max_records: 0}}\n",
             "service.compaction.max_records", "above 0"),

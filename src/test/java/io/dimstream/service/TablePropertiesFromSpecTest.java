@@ -87,7 +87,7 @@ class TablePropertiesFromSpecTest {
 
     TableSinkAdapter.openOrCreate(spec);
 
-    Path table = spec.service().tablePath();
+    Path table = spec.service().tablePath().localPath();
     assertThat(protocol(table)).isEqualTo(List.of(1, 2));
     assertThat(configuration(table).path("delta.enableDeletionVectors").asText()).isEqualTo("false");
     assertThat(configuration(table).path("dimstream.compaction.rowsPerCycle").asText()).isEqualTo("1000");

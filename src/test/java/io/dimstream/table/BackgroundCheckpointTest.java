@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.table.internal.log.DeltaLog;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.log.Checkpoints;
@@ -45,7 +46,7 @@ class BackgroundCheckpointTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log.resolve("_last_checkpoint"))
         && new ObjectMapper().readTree(log.resolve("_last_checkpoint").toFile()).get("version").asLong() == 8);
     assertThat(log.resolve(String.format("%020d.checkpoint.parquet", 8))).exists();
-    TableState checkpointed = Checkpoints.read(List.of(log.resolve(String.format("%020d.checkpoint.parquet", 8))))
+    TableState checkpointed = Checkpoints.read(new DeltaLog(dir), new DeltaLog(dir).checkpointParts(8))
         .build(8, 0);
     assertThat(checkpointed.adds.values()).extracting(AddFile::tags)
         .contains(Map.of("dimstream.partition", "0"), Map.of("dimstream.partition", "1"));

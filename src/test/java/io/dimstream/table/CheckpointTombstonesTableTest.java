@@ -64,7 +64,7 @@ class CheckpointTombstonesTableTest {
 
     table.checkpoint();
     DeltaLog log = new DeltaLog(dir);
-    TableState checkpointed = Checkpoints.read(log.checkpointParts(last)).build(last, 0);
+    TableState checkpointed = Checkpoints.read(log, log.checkpointParts(last)).build(last, 0);
     assertThat(checkpointed.removes.size()).isLessThan(all.removes.size());
     assertThat(checkpointed.adds).isEqualTo(all.adds);
 

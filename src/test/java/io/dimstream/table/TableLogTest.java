@@ -8,6 +8,7 @@ import static io.dimstream.table.Versions.version;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dimstream.table.internal.log.DeltaLog;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.commit.CommitPlanner;
@@ -61,8 +62,8 @@ class TableLogTest {
   void shouldReadEveryVersionAlikeWithKernelFromCommitsAndCheckpoints() {
     DeltaTable table = create(Map.of("delta.checkpointInterval", "3", "dimstream.buckets", "2"));
     List<List<Version>> expected = commitSeries(table, 7);
-    assertThat(Files.exists(table.deltaLog().checkpointFile(6))).isTrue();
-    assertThat(Files.exists(table.deltaLog().lastCheckpointFile())).isTrue();
+    assertThat(Files.exists(table.path().resolve(DeltaLog.checkpointKey(6)))).isTrue();
+    assertThat(Files.exists(table.path().resolve(DeltaLog.lastCheckpointKey()))).isTrue();
     DimensionSpec spec = customers();
     for (long v = 1; v <= 7; v++) {
       assertThat(scan(table.snapshotAt(v))).as("ours at %d", v).isEqualTo(expected.get((int) v));
@@ -80,7 +81,7 @@ class TableLogTest {
     DeltaTable table = create(Map.of("delta.checkpointInterval", "4"));
     List<List<Version>> expected = commitSeries(table, 5);
     for (long v = 0; v < 4; v++) {
-      Files.delete(table.deltaLog().commitFile(v));
+      Files.delete(table.path().resolve(DeltaLog.commitKey(v)));
     }
     assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected.get(5));
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected.get(5));
@@ -212,7 +213,7 @@ class TableLogTest {
   void shouldNameTheCorruptCommitFile() throws IOException {
     DeltaTable table = create(Map.of());
     commitSeries(table, 2);
-    Path commit = table.deltaLog().commitFile(2);
+    Path commit = table.path().resolve(DeltaLog.commitKey(2));
     String content = Files.readString(commit);
     Files.writeString(commit, content.substring(0, content.length() / 2));
     assertThatThrownBy(() -> DeltaTable.open(dir))
@@ -227,7 +228,7 @@ class TableLogTest {
   void shouldDetectACommitTruncatedAtALineBoundary() throws IOException {
     DeltaTable table = create(Map.of());
     commitSeries(table, 2);
-    Path commit = table.deltaLog().commitFile(2);
+    Path commit = table.path().resolve(DeltaLog.commitKey(2));
     List<String> lines = Files.readAllLines(commit, StandardCharsets.UTF_8);
     Files.write(commit, lines.subList(0, lines.size() - 1), StandardCharsets.UTF_8);
     assertThatThrownBy(() -> DeltaTable.open(dir))
@@ -239,7 +240,7 @@ class TableLogTest {
   void shouldNameACorruptCheckpoint() throws IOException {
     DeltaTable table = create(Map.of("delta.checkpointInterval", "2"));
     commitSeries(table, 2);
-    Path checkpoint = table.deltaLog().checkpointFile(2);
+    Path checkpoint = table.path().resolve(DeltaLog.checkpointKey(2));
     byte[] bytes = Files.readAllBytes(checkpoint);
     Files.write(checkpoint, Arrays.copyOf(bytes, bytes.length / 2));
     assertThatThrownBy(() -> DeltaTable.open(dir))
@@ -265,7 +266,7 @@ class TableLogTest {
     List<Path> before = dataFiles();
     // a writer that wrote its data files and died before writing the commit
     Snapshot s = table.latest();
-    CommitPlanner dead = new CommitPlanner(table.path(), s.state, s.layout, table.statsCache());
+    CommitPlanner dead = new CommitPlanner(table.store(), s.state, s.layout, table.statsCache());
     dead.plan(upserts(version(9, 9, null, "never committed")));
     assertThat(dataFiles()).hasSizeGreaterThan(before.size());
     DeltaTable reopened = DeltaTable.open(dir);

@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.config.Column;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
@@ -15,7 +16,6 @@ import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.log.TableState;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
 public final class CommitPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(CommitPlanner.class);
 
-  private final Path root;
+  private final ObjectStore root;
   private final StatsCache stats;
   private final TableState state;
   private final TableLayout layout;
@@ -50,7 +50,7 @@ public final class CommitPlanner {
   private final long targetFileRows;
   private final List<AddFile> added = new ArrayList<>();
 
-  public CommitPlanner(Path root, TableState state, TableLayout layout, StatsCache stats) {
+  public CommitPlanner(ObjectStore root, TableState state, TableLayout layout, StatsCache stats) {
     this.root = root;
     this.stats = stats;
     this.state = state;
@@ -290,7 +290,7 @@ public final class CommitPlanner {
   }
 
   /** The changes checked and normalised ({@link #normalize}), the last one per identity, in first-seen order. */
-  static Map<VersionId, VersionChange> lastPerIdentity(Path root, TableLayout layout, List<VersionChange> changes) {
+  static Map<VersionId, VersionChange> lastPerIdentity(ObjectStore root, TableLayout layout, List<VersionChange> changes) {
     Map<VersionId, VersionChange> last = new LinkedHashMap<>();
     for (VersionChange c : changes) {
       VersionChange n = normalize(root, layout, c);
@@ -300,7 +300,7 @@ public final class CommitPlanner {
   }
 
   /** Checks a change against the table's shape and gives its key the column types. */
-  static VersionChange normalize(Path root, TableLayout layout, VersionChange c) {
+  static VersionChange normalize(ObjectStore root, TableLayout layout, VersionChange c) {
     int parts = layout.validFromColumns.size();
     BusinessKey key = layout.normalizeKey(c.key());
     if (c.validFrom() == null || c.validFrom().size() != parts) {

@@ -33,7 +33,7 @@ public final class CommitRetry {
         if (i >= options.maxCommitAttempts()) {
           throw TableErrors.commitConflict(log.commitFile(e.version()), e.version(), i);
         }
-        LOG.info("{}: version {} was taken by another writer; re-planning (attempt {} of {})", log.root, e.version(),
+        LOG.info("{}: version {} was taken by another writer; re-planning (attempt {} of {})", log.store, e.version(),
             i + 1, options.maxCommitAttempts());
         backoff(i);
       }
@@ -46,7 +46,7 @@ public final class CommitRetry {
       Thread.sleep(base + ThreadLocalRandom.current().nextLong(base + 1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw TableErrors.interruptedRetry(log.root, e);
+      throw TableErrors.interruptedRetry(log.store, e);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.ActionCodec;
@@ -9,7 +10,6 @@ import io.dimstream.table.internal.log.DeltaLog;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.SnapshotManager;
 import io.dimstream.table.internal.log.TableState;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +36,8 @@ public final class CommitWriter {
     this.afterCommit = afterCommit;
   }
 
-  public Path root() {
-    return log.root;
+  public ObjectStore root() {
+    return log.store;
   }
 
   /** A commit time after the base version's, so commit times (file modification times) never go backwards. */
@@ -53,7 +53,7 @@ public final class CommitWriter {
    */
   public TableState write(long version, List<Action> actions, long now, List<AddFile> written, TableState base) {
     try {
-      LogReplay.checkWritable(log.root, base);
+      LogReplay.checkWritable(log.store, base);
     } catch (RuntimeException e) {
       deleteWritten(written);
       throw e;
@@ -68,7 +68,7 @@ public final class CommitWriter {
     b.apply(actions);
     TableState s = b.build(version, now);
     snapshots.publish(s);
-    LOG.debug("{}: committed version {} ({} actions)", log.root, version, actions.size());
+    LOG.debug("{}: committed version {} ({} actions)", log.store, version, actions.size());
     afterCommit.accept(s);
     return s;
   }
@@ -86,7 +86,7 @@ public final class CommitWriter {
       long now = timestampAfter(on);
       List<Action> actions = actionsAt.apply(now);
       try {
-        LogReplay.checkWritable(log.root, on);
+        LogReplay.checkWritable(log.store, on);
       } catch (RuntimeException e) {
         deleteWritten(written);
         throw e;
@@ -99,7 +99,7 @@ public final class CommitWriter {
         b.apply(actions);
         TableState s = b.build(version, now);
         snapshots.publish(s);
-        LOG.debug("{}: committed version {} read at {} ({} actions)", log.root, version, base.version,
+        LOG.debug("{}: committed version {} read at {} ({} actions)", log.store, version, base.version,
             actions.size());
         afterCommit.accept(s);
         return s;
@@ -108,12 +108,12 @@ public final class CommitWriter {
       Optional<String> conflict = rebase >= maxRebases ? Optional.of("too many concurrent commits")
           : rule.conflict(log, on.version, latest.version);
       if (conflict.isPresent()) {
-        LOG.info("{}: version {} was taken and the commit read at version {} conflicts ({}): re-planning", log.root,
+        LOG.info("{}: version {} was taken and the commit read at version {} conflicts ({}): re-planning", log.store,
             version, base.version, conflict.get());
         deleteWritten(written);
         throw TableErrors.versionTaken(log.commitFile(version), version);
       }
-      LOG.debug("{}: version {} was taken by a compatible commit; writing on version {}", log.root, version,
+      LOG.debug("{}: version {} was taken by a compatible commit; writing on version {}", log.store, version,
           latest.version);
       on = latest;
     }
@@ -122,7 +122,7 @@ public final class CommitWriter {
   /** Deletes data files no commit references (written by an attempt that did not commit). */
   public void deleteWritten(List<AddFile> written) {
     for (AddFile a : written) {
-      DeltaLog.deleteQuietly(DataFiles.resolve(log.root, a.path()));
+      DeltaLog.deleteQuietly(log.store, DataFiles.key(log.store, a.path()));
     }
   }
 }

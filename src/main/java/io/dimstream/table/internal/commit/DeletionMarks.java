@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.storage.ObjectStore;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -8,7 +9,6 @@ import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -39,7 +39,7 @@ final class DeletionMarks {
    * new DV file) and adds to {@code removed} each marked file as it was and to {@code added} the same path with its
    * new DV; a file whose every row is then deleted is only removed.
    */
-  void write(Path root, Collection<AddFile> live, List<AddFile> removed, List<AddFile> added) {
+  void write(ObjectStore root, Collection<AddFile> live, List<AddFile> removed, List<AddFile> added) {
     // one live add per data file: the DV is part of a file's identity in the log, not of its path
     Map<String, AddFile> byPath = new HashMap<>();
     for (AddFile a : live) {

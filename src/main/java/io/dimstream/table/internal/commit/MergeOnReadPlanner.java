@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
@@ -20,7 +21,6 @@ import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.IdentityFilter;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class MergeOnReadPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(MergeOnReadPlanner.class);
 
-  private final Path root;
+  private final ObjectStore root;
   private final TableState state;
   private final TableLayout layout;
   private final StatsCache stats;
@@ -59,7 +59,7 @@ public final class MergeOnReadPlanner {
   private final List<Long> insertPositions = new ArrayList<>();
 
   /** {@code filters} may be null: then every closed file whose statistics admit an identity is read. */
-  public MergeOnReadPlanner(Path root, TableState state, TableLayout layout, StatsCache stats, PositionIndex index,
+  public MergeOnReadPlanner(ObjectStore root, TableState state, TableLayout layout, StatsCache stats, PositionIndex index,
       ClosedFileFilters filters) {
     this.root = root;
     this.filters = filters;

@@ -1,8 +1,8 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.log.TableState;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +31,7 @@ public final class PropertyDrift {
    * One warning per property of {@code asked} whose value differs from what the table at {@code root} uses; each
    * says what differs, that the table is left as it is, and the command that changes it where one exists.
    */
-  public static List<String> warnings(Path root, TableState state, Map<String, String> asked) {
+  public static List<String> warnings(ObjectStore root, TableState state, Map<String, String> asked) {
     List<String> out = new ArrayList<>();
     Map<String, String> conf = state.metadata.configuration();
     for (Map.Entry<String, String> e : asked.entrySet()) {
@@ -55,7 +55,7 @@ public final class PropertyDrift {
     return out;
   }
 
-  private static void deletionVectors(Path root, TableState state, String asked, List<String> out) {
+  private static void deletionVectors(ObjectStore root, TableState state, String asked, List<String> out) {
     boolean wanted = TableProperties.deletionVectorsEnabled(Map.of(TableProperties.ENABLE_DELETION_VECTORS, asked));
     boolean mergeOnRead = ChangeCommit.mergeOnRead(state);
     if (wanted == mergeOnRead) {

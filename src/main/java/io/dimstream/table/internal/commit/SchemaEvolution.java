@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.config.Column;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.table.internal.TableErrors;
@@ -94,7 +95,7 @@ public final class SchemaEvolution {
   }
 
   private void checkCompatible(DimensionSpec stored, DimensionSpec asked) {
-    Path root = writer.root();
+    ObjectStore root = writer.root();
     Path file = asked.source();
     if (!stored.name().equals(asked.name())) {
       throw TableErrors.structureChanged(root, file, "name", stored.name(), asked.name());

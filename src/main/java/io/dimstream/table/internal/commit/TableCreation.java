@@ -35,7 +35,7 @@ public final class TableCreation {
    */
   public static void create(DeltaLog log, DimensionSpec spec, Map<String, String> properties, long now) {
     if (!log.commitVersions().isEmpty()) {
-      throw TableErrors.alreadyExists(log.root);
+      throw TableErrors.alreadyExists(log.store);
     }
     Map<String, String> conf = new LinkedHashMap<>(properties);
     conf.put(SpecCodec.PROPERTY, SpecCodec.toJson(spec));
@@ -59,8 +59,8 @@ public final class TableCreation {
     List<String> lines = List.of(ActionCodec.toJson(info), ActionCodec.toJson(protocol),
         ActionCodec.toJson(md));
     if (!log.putIfAbsent(0, lines, now)) {
-      throw TableErrors.alreadyExists(log.root);
+      throw TableErrors.alreadyExists(log.store);
     }
-    LOG.info("{}: created table version 0 for dimension {}", log.root, spec.name());
+    LOG.info("{}: created table version 0 for dimension {}", log.store, spec.name());
   }
 }

@@ -1,6 +1,9 @@
 package io.dimstream.table.internal.dv;
 
 import java.net.URI;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.table.internal.files.DataFiles;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -83,8 +86,14 @@ public record DeletionVectorDescriptor(String storageType, String pathOrInlineDv
 
   /** The file that holds this DV, for the table at {@code tableRoot}. */
   public Path file(Path tableRoot) {
+    return tableRoot.resolve(key(new LocalStore(tableRoot)));
+  }
+
+  /** The store key of the file that holds this DV. */
+  public String key(ObjectStore store) {
     if (ON_DISK_ABSOLUTE.equals(storageType)) {
-      return pathOrInlineDv.contains(":") ? Path.of(URI.create(pathOrInlineDv)) : Path.of(pathOrInlineDv);
+      return DataFiles.key(store, pathOrInlineDv.contains(":") ? pathOrInlineDv
+          : Path.of(pathOrInlineDv).toUri().toString());
     }
     if (!ON_DISK_RELATIVE.equals(storageType)) {
       throw new IllegalStateException("an inline deletion vector has no file");
@@ -93,6 +102,6 @@ public record DeletionVectorDescriptor(String storageType, String pathOrInlineDv
     ByteBuffer uuid = ByteBuffer.wrap(Z85.decode(pathOrInlineDv.substring(split)));
     String name = "deletion_vector_" + new UUID(uuid.getLong(), uuid.getLong()) + ".bin";
     String prefix = pathOrInlineDv.substring(0, split);
-    return prefix.isEmpty() ? tableRoot.resolve(name) : tableRoot.resolve(prefix).resolve(name);
+    return prefix.isEmpty() ? name : prefix + "/" + name;
   }
 }

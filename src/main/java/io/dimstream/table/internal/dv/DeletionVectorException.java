@@ -2,7 +2,6 @@ package io.dimstream.table.internal.dv;
 
 import io.dimstream.DimstreamException;
 import java.io.IOException;
-import java.nio.file.Path;
 
 /** A deletion vector that cannot be read or written; every message names the DV and how to fix it. */
 public final class DeletionVectorException extends DimstreamException {
@@ -16,18 +15,18 @@ public final class DeletionVectorException extends DimstreamException {
         + "table version before the commit that added it.", null);
   }
 
-  static DeletionVectorException missing(Path file) {
+  static DeletionVectorException missing(String file) {
     return new DeletionVectorException(file + ": the deletion vector file the log refers to is missing, so the rows "
         + "it deletes cannot be known. Fix: restore it from a backup; a VACUUM with a retention shorter than the "
         + "readers' lag can remove files still in use.", null);
   }
 
-  static DeletionVectorException unreadable(Path file, IOException cause) {
+  static DeletionVectorException unreadable(String file, IOException cause) {
     return new DeletionVectorException(file + ": cannot read the deletion vector file (" + cause.getMessage()
         + "). Fix: check the file's permissions and the disk.", cause);
   }
 
-  static DeletionVectorException unwritable(Path file, IOException cause) {
+  static DeletionVectorException unwritable(String file, IOException cause) {
     return new DeletionVectorException(file + ": cannot write the deletion vector file (" + cause.getMessage()
         + "). Fix: check that the table directory is writable and the disk is not full.", cause);
   }

@@ -3,10 +3,11 @@ package io.dimstream.table.internal.dv;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.file.Files;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.RangeReader;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -31,6 +32,11 @@ public final class DeletionVectorFiles {
    * @throws DeletionVectorException naming the DV file (or the inline DV) and what is wrong with it
    */
   public static RoaringBitmapArray read(Path tableRoot, DeletionVectorDescriptor dv) {
+    return read(new LocalStore(tableRoot), dv);
+  }
+
+  /** As {@link #read(Path, DeletionVectorDescriptor)} for a table in {@code store}. */
+  public static RoaringBitmapArray read(ObjectStore tableRoot, DeletionVectorDescriptor dv) {
     byte[] bytes = dv.isInline() ? inlineBytes(dv) : blockBytes(tableRoot, dv);
     RoaringBitmapArray rows;
     try {
@@ -53,31 +59,37 @@ public final class DeletionVectorFiles {
     }
   }
 
-  private static byte[] blockBytes(Path tableRoot, DeletionVectorDescriptor dv) {
-    Path file = dv.file(tableRoot);
-    try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
-      if (in.length() < 1 || in.readUnsignedByte() != FORMAT_VERSION) {
-        throw DeletionVectorException.corrupt(file.toString(), "it does not start with format version "
-            + FORMAT_VERSION);
+  private static byte[] blockBytes(ObjectStore store, DeletionVectorDescriptor dv) {
+    String file = store.describe(dv.key(store));
+    try (RangeReader in = store.openRanged(dv.key(store), -1)) {
+      byte[] first = new byte[1];
+      if (in.length() < 1) {
+        throw DeletionVectorException.corrupt(file, "it does not start with format version " + FORMAT_VERSION);
+      }
+      in.readFully(0, first, 0, 1);
+      if ((first[0] & 0xff) != FORMAT_VERSION) {
+        throw DeletionVectorException.corrupt(file, "it does not start with format version " + FORMAT_VERSION);
       }
       long end = (long) dv.offset() + 4L + dv.sizeInBytes() + 4L;
       if (dv.offset() < 1 || end > in.length()) {
-        throw DeletionVectorException.corrupt(file.toString(), "the block at offset " + dv.offset() + " of "
+        throw DeletionVectorException.corrupt(file, "the block at offset " + dv.offset() + " of "
             + dv.sizeInBytes() + " bytes runs past the file's end (" + in.length() + " bytes)");
       }
-      in.seek(dv.offset());
-      int size = in.readInt();
+      byte[] block = new byte[4 + dv.sizeInBytes() + 4];
+      in.readFully(dv.offset(), block, 0, block.length);
+      ByteBuffer b = ByteBuffer.wrap(block);
+      int size = b.getInt();
       if (size != dv.sizeInBytes()) {
-        throw DeletionVectorException.corrupt(file.toString(), "the block at offset " + dv.offset() + " holds "
+        throw DeletionVectorException.corrupt(file, "the block at offset " + dv.offset() + " holds "
             + size + " bytes where the log says " + dv.sizeInBytes());
       }
       byte[] bytes = new byte[size];
-      in.readFully(bytes);
-      int stored = in.readInt();
+      b.get(bytes);
+      int stored = b.getInt();
       CRC32 crc = new CRC32();
       crc.update(bytes);
       if ((int) crc.getValue() != stored) {
-        throw DeletionVectorException.corrupt(file.toString(), "the checksum of the block at offset " + dv.offset()
+        throw DeletionVectorException.corrupt(file, "the checksum of the block at offset " + dv.offset()
             + " does not match its bytes");
       }
       return bytes;
@@ -94,6 +106,12 @@ public final class DeletionVectorFiles {
    * leaves no partial file under the final name). Returns one descriptor per DV, in order.
    */
   public static List<DeletionVectorDescriptor> write(Path tableRoot, List<RoaringBitmapArray> dvs, int inlineLimit) {
+    return write(new LocalStore(tableRoot), dvs, inlineLimit);
+  }
+
+  /** As {@link #write(Path, List, int)} for a table in {@code tableRoot}. */
+  public static List<DeletionVectorDescriptor> write(ObjectStore tableRoot, List<RoaringBitmapArray> dvs,
+      int inlineLimit) {
     List<DeletionVectorDescriptor> out = new ArrayList<>(dvs.size());
     UUID uuid = UUID.randomUUID();
     ByteArrayOutputStream file = new ByteArrayOutputStream();
@@ -119,20 +137,19 @@ public final class DeletionVectorFiles {
       throw new IllegalStateException("writing to memory cannot fail", e);
     }
     if (file.size() > 1) {
-      Path target = DeletionVectorDescriptor.inFile(uuid, 1, 0, 0).file(tableRoot);
-      Path tmp = tableRoot.resolve("." + target.getFileName() + ".tmp");
+      String target = DeletionVectorDescriptor.inFile(uuid, 1, 0, 0).key(tableRoot);
       try {
-        Files.write(tmp, file.toByteArray());
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        tableRoot.put(target, file.toByteArray());
       } catch (IOException e) {
-        throw DeletionVectorException.unwritable(target, e);
+        throw DeletionVectorException.unwritable(tableRoot.describe(target), e);
       }
     }
     return out;
   }
 
-  private static String where(Path tableRoot, DeletionVectorDescriptor dv) {
-    return dv.isInline() ? "the inline deletion vector " + dv.uniqueId() : dv.file(tableRoot) + " (block at offset "
+  private static String where(ObjectStore tableRoot, DeletionVectorDescriptor dv) {
+    return dv.isInline() ? "the inline deletion vector " + dv.uniqueId() : tableRoot.describe(dv.key(tableRoot))
+        + " (block at offset "
         + dv.offset() + ")";
   }
 }

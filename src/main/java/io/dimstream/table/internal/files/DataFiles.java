@@ -1,6 +1,9 @@
 package io.dimstream.table.internal.files;
 
 import io.dimstream.model.Version;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.TableLocation;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
@@ -24,56 +27,103 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 
 /** Writes versions to Parquet data files ({@link VersionWriteSupport}, no Hadoop) and reads them back (parquet-avro). */
 public final class DataFiles {
   private DataFiles() {}
 
-  /** Resolves an {@code add}/{@code remove} path (relative and URI-encoded, or an absolute URI) against the root. */
-  public static Path resolve(Path root, String path) {
+  /**
+   * The store key of an {@code add}/{@code remove} path: a relative, URI-encoded path is decoded; an absolute URI
+   * must point into the table (a local table also takes a file URI elsewhere on its file system).
+   *
+   * @throws io.dimstream.table.TableException when an absolute URI points outside an object store table
+   */
+  public static String key(ObjectStore store, String path) {
+    URI uri;
     try {
-      URI uri = new URI(path);
-      if (uri.isAbsolute()) {
-        return Path.of(uri);
-      }
-      return root.resolve(uri.getPath());
+      uri = new URI(path);
     } catch (URISyntaxException e) {
-      return root.resolve(path);
+      return path;
     }
+    if (!uri.isAbsolute()) {
+      return uri.getPath();
+    }
+    TableLocation root = store.location();
+    if (root.isLocal() && "file".equals(uri.getScheme())) {
+      Path file = Path.of(uri).normalize();
+      Path dir = root.localPath();
+      return file.startsWith(dir) ? dir.relativize(file).toString().replace('\\', '/') : file.toString();
+    }
+    String base = root + "/";
+    String whole = uri.getScheme() + "://" + uri.getAuthority() + uri.getPath();
+    if (whole.startsWith(base)) {
+      return whole.substring(base.length());
+    }
+    throw TableErrors.fileOutsideTable(root, path);
+  }
+
+  /** The local file of an {@code add}/{@code remove} path of a table in the local directory {@code root}. */
+  public static Path resolve(Path root, String path) {
+    String key = key(new LocalStore(root), path);
+    return root.resolve(key);
   }
 
   /** Writes {@code rows} (already in identity order) to {@code root/relPath} and returns its {@code add} action. */
-  public static AddFile write(Path root, String relPath, Iterable<Version> rows, TableLayout layout, boolean current,
-      CompressionCodecName codec) {
-    Path file = root.resolve(relPath);
+  public static AddFile write(ObjectStore store, String relPath, Iterable<Version> rows, TableLayout layout,
+      boolean current, CompressionCodecName codec) {
     StatsCollector stats = new StatsCollector(layout.dataColumns);
+    Path staged = null;
     try {
-      Files.createDirectories(file.getParent());
-      try (ParquetWriter<Version> w = new VersionWriteSupport.Builder(new LocalOutputFile(file), layout, stats)
+      staged = store.stagingFile(relPath);
+      try (ParquetWriter<Version> w = new VersionWriteSupport.Builder(new LocalOutputFile(staged), layout, stats)
           .withConf(new PlainParquetConfiguration())
           .withCodecFactory(PlainCodecFactory.INSTANCE)
           .withCompressionCodec(codec)
-          .withWriteMode(ParquetFileWriter.Mode.CREATE)
+          .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
           .build()) {
         for (Version v : rows) {
           w.write(v);
         }
       }
-      return new AddFile(relPath, layout.partitionValues(current), Files.size(file),
-          Files.getLastModifiedTime(file).toMillis(), true, stats.toJson());
+      long size = Files.size(staged);
+      long modified = Files.getLastModifiedTime(staged).toMillis();
+      store.putFile(relPath, staged);
+      return new AddFile(relPath, layout.partitionValues(current), size, modified, true, stats.toJson());
     } catch (IOException e) {
-      throw TableErrors.io("write data file", file, e);
+      throw TableErrors.io("write data file", store.describe(relPath), e);
+    } finally {
+      if (staged != null) {
+        try {
+          Files.deleteIfExists(staged);
+        } catch (IOException ignored) {
+          // a staged file left behind is a hidden temporary file: readers and vacuum skip it
+        }
+      }
     }
+  }
+
+  /** As {@link #write(ObjectStore, String, Iterable, TableLayout, boolean, CompressionCodecName)} in a local table. */
+  public static AddFile write(Path root, String relPath, Iterable<Version> rows, TableLayout layout, boolean current,
+      CompressionCodecName codec) {
+    return write(new LocalStore(root), relPath, rows, layout, current, codec);
   }
 
   /**
    * An iterator over the live versions of the data file an {@code add} names: the rows its deletion vector deletes
    * are skipped. Close it when done. Errors name the data file or the deletion vector.
    */
+  public static RowIterator read(ObjectStore store, AddFile file, TableLayout layout, long tableVersion) {
+    return new RowIterator(input(store, file), layout, tableVersion, deleted(store, file), false);
+  }
+
+  /** As {@link #read(ObjectStore, AddFile, TableLayout, long)} in a local table. */
   public static RowIterator read(Path root, AddFile file, TableLayout layout, long tableVersion) {
-    return new RowIterator(resolve(root, file.path()), layout, tableVersion, deleted(root, file), false);
+    return read(new LocalStore(root), file, layout, tableVersion);
+  }
+
+  private static StoreInputFile input(ObjectStore store, AddFile file) {
+    return new StoreInputFile(store, key(store, file.path()), file.size() > 0 ? file.size() : -1);
   }
 
   /**
@@ -81,17 +131,18 @@ public final class DataFiles {
    * vector applied): the versions returned carry null attributes and no valid_to; {@link RowIterator#position()}
    * gives each one's row position.
    */
-  public static RowIterator readIdentities(Path root, AddFile file, TableLayout layout, long tableVersion) {
-    return new RowIterator(resolve(root, file.path()), layout, tableVersion, deleted(root, file), true);
+  public static RowIterator readIdentities(ObjectStore store, AddFile file, TableLayout layout, long tableVersion) {
+    return new RowIterator(input(store, file), layout, tableVersion, deleted(store, file), true);
   }
 
-  private static RoaringBitmapArray deleted(Path root, AddFile file) {
-    return file.deletionVector() == null ? null : DeletionVectorFiles.read(root, file.deletionVector());
+  private static RoaringBitmapArray deleted(ObjectStore store, AddFile file) {
+    return file.deletionVector() == null ? null : DeletionVectorFiles.read(store, file.deletionVector());
   }
 
   /** Versions of one data file, read lazily. */
   public static final class RowIterator implements Iterator<Version>, AutoCloseable {
-    private final Path file;
+    private final StoreInputFile file;
+    private final long tableVersion;
     private final ParquetReader<GenericRecord> reader;
     private Function<GenericRecord, Version> decoder;
     private GenericRecord next;
@@ -105,21 +156,20 @@ public final class DataFiles {
     /** Position of the row {@link #next()} returned last. */
     private long position = -1;
 
-    RowIterator(Path file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted, boolean identitiesOnly) {
+    RowIterator(StoreInputFile file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted,
+        boolean identitiesOnly) {
       this.file = file;
+      this.tableVersion = tableVersion;
       this.layout = layout;
       this.deleted = deleted;
       this.lastDeleted = deleted == null ? -1 : deleted.last();
-      if (!Files.exists(file)) {
-        throw TableErrors.missingDataFile(file, tableVersion);
-      }
       PlainParquetConfiguration conf = new PlainParquetConfiguration();
       conf.set(Int96.READ_AS_FIXED, "true");
       if (identitiesOnly) {
         conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, layout.identitySchema().toString());
       }
       try {
-        this.reader = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
+        this.reader = AvroParquetReader.<GenericRecord>builder(file, conf)
             .withDataModel(GenericData.get())
             .withCodecFactory(PlainCodecFactory.INSTANCE)
             .build();
@@ -137,6 +187,9 @@ public final class DataFiles {
           next = reader.read();
           nextPosition++;
         } while (next != null && deleted != null && deleted.contains(nextPosition));
+      } catch (NoSuchFileException e) {
+        close();
+        throw TableErrors.missingDataFile(file, tableVersion);
       } catch (IOException | RuntimeException e) {
         close();
         throw TableErrors.unreadableDataFile(file, e);

@@ -1,21 +1,21 @@
 package io.dimstream.table.internal.files;
 
+import io.dimstream.storage.ObjectStore;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.config.Column;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.Metadata;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** The layout of each stored spec a table has had, built once per distinct {@code dimstream.spec}. */
 public final class LayoutCache {
-  private final Path root;
+  private final ObjectStore root;
   private final Map<String, TableLayout> layouts = new ConcurrentHashMap<>();
 
-  public LayoutCache(Path root) {
+  public LayoutCache(ObjectStore root) {
     this.root = root;
   }
 

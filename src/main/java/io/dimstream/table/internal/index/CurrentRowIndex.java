@@ -1,11 +1,11 @@
 package io.dimstream.table.internal.index;
 
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.TableState;
-import java.nio.file.Path;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 public final class CurrentRowIndex {
   private static final Logger LOG = LoggerFactory.getLogger(CurrentRowIndex.class);
 
-  private final Path root;
+  private final ObjectStore root;
   private final ClosedFileFilters closedFilters = new ClosedFileFilters();
   private PositionIndex index;
   private long version = -1;
@@ -33,7 +33,7 @@ public final class CurrentRowIndex {
   /** The current files the index reflects, by path. */
   private Map<String, AddFile> files = Map.of();
 
-  public CurrentRowIndex(Path root) {
+  public CurrentRowIndex(ObjectStore root) {
     this.root = root;
   }
 

@@ -11,6 +11,9 @@ import io.dimstream.table.internal.actions.SetTransaction;
 import io.dimstream.table.internal.dv.DeletionVectorDescriptor;
 import io.dimstream.table.internal.files.Int96;
 import io.dimstream.table.internal.files.PlainCodecFactory;
+import io.dimstream.table.internal.files.StoreInputFile;
+import io.dimstream.storage.ObjectInfo;
+import java.nio.charset.StandardCharsets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +22,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.generic.GenericData;
@@ -31,7 +33,6 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 
 /**
@@ -116,10 +117,12 @@ public final class Checkpoints {
    * {@code _last_checkpoint}; both via a temporary file and an atomic rename, so a reader never sees half a file.
    */
   public static void write(DeltaLog log, TableState state, long tombstoneCutoffMillis) {
-    Path target = log.checkpointFile(state.version);
-    Path tmp = log.dir.resolve("." + UUID.randomUUID() + ".checkpoint.parquet.tmp");
+    String key = DeltaLog.checkpointKey(state.version);
+    String target = log.store.describe(key);
+    Path tmp = null;
     long rows = 0;
     try {
+      tmp = log.store.stagingFile(key);
       PlainParquetConfiguration conf = new PlainParquetConfiguration();
       conf.set("parquet.avro.write-old-list-structure", "false");
       try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(tmp))
@@ -128,7 +131,7 @@ public final class Checkpoints {
           .withDataModel(GenericData.get())
           .withCodecFactory(PlainCodecFactory.INSTANCE)
           .withCompressionCodec(CompressionCodecName.SNAPPY)
-          .withWriteMode(ParquetFileWriter.Mode.CREATE)
+          .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
           .build()) {
         w.write(row("protocol", protocol(state.protocol)));
         w.write(row("metaData", metadata(state.metadata)));
@@ -146,24 +149,30 @@ public final class Checkpoints {
           rows++;
         }
       }
-      log.replaceAtomically(target, tmp);
+      log.replace(key, tmp);
       ObjectNode last = ActionCodec.JSON.createObjectNode();
       last.put("version", state.version);
       last.put("size", rows);
-      Path lastTmp = log.dir.resolve("." + UUID.randomUUID() + "._last_checkpoint.tmp");
-      Files.writeString(lastTmp, ActionCodec.JSON.writeValueAsString(last));
-      log.replaceAtomically(log.lastCheckpointFile(), lastTmp);
+      log.store.put(DeltaLog.lastCheckpointKey(),
+          ActionCodec.JSON.writeValueAsString(last).getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      DeltaLog.deleteQuietly(tmp);
       throw TableErrors.io("write checkpoint", target, e);
+    } finally {
+      if (tmp != null) {
+        try {
+          Files.deleteIfExists(tmp);
+        } catch (IOException ignored) {
+          // a leftover temporary file is harmless: readers ignore it and vacuum never touches the log
+        }
+      }
     }
   }
 
   /** Replays the files of one checkpoint (one file, or every part of a multi-part one) into a builder. */
-  public static TableState.Builder read(List<Path> parts) {
+  public static TableState.Builder read(DeltaLog log, List<ObjectInfo> parts) {
     TableState.Builder b = new TableState.Builder();
-    for (Path part : parts) {
-      read(part, b);
+    for (ObjectInfo part : parts) {
+      read(new StoreInputFile(log.store, part.key(), part.size()), b);
     }
     return b;
   }
@@ -173,11 +182,11 @@ public final class Checkpoints {
    * {@code stats}, {@code stats_parsed}, {@code tags}, {@code deletionVector}, ...) are tolerated: a field missing
    * from the file reads as absent.
    */
-  private static void read(Path file, TableState.Builder b) {
+  private static void read(StoreInputFile file, TableState.Builder b) {
     PlainParquetConfiguration conf = new PlainParquetConfiguration();
     conf.set(Int96.READ_AS_FIXED, "true");
     try (ParquetReader<GenericRecord> r =
-             AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
+             AvroParquetReader.<GenericRecord>builder(file, conf)
                  .withDataModel(GenericData.get())
                  .withCodecFactory(PlainCodecFactory.INSTANCE)
                  .build()) {

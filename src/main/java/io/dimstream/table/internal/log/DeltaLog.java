@@ -1,21 +1,21 @@
 package io.dimstream.table.internal.log;
 
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectInfo;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.PutOutcomeUnknownException;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.CommitInfo;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,35 +23,48 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The {@code _delta_log} directory: commit and checkpoint file names, reading commits, put-if-absent writes. */
+/**
+ * The {@code _delta_log} of a table in its {@link ObjectStore}: commit and checkpoint keys, listing and reading
+ * commits, put-if-absent of a new commit.
+ */
 public final class DeltaLog {
+  /** The log's key prefix. */
+  public static final String DIR = "_delta_log/";
   private static final Pattern COMMIT = Pattern.compile("(\\d{20})\\.json");
   private static final Pattern CHECKPOINT = Pattern.compile("(\\d{20})\\.checkpoint\\.parquet");
   private static final Pattern CHECKPOINT_PART =
       Pattern.compile("(\\d{20})\\.checkpoint\\.(\\d{10})\\.(\\d{10})\\.parquet");
 
-  public final Path root;
-  public final Path dir;
+  /** The table's store. */
+  public final ObjectStore store;
 
+  public DeltaLog(ObjectStore store) {
+    this.store = store;
+  }
+
+  /** The log of the table in the local directory {@code root}. */
   public DeltaLog(Path root) {
-    this.root = root;
-    this.dir = root.resolve("_delta_log");
+    this(new LocalStore(root));
   }
 
-  public Path commitFile(long version) {
-    return dir.resolve(String.format("%020d.json", version));
+  public static String commitKey(long version) {
+    return DIR + String.format("%020d.json", version);
   }
 
-  public Path checkpointFile(long version) {
-    return dir.resolve(String.format("%020d.checkpoint.parquet", version));
+  public static String checkpointKey(long version) {
+    return DIR + String.format("%020d.checkpoint.parquet", version);
   }
 
-  public Path lastCheckpointFile() {
-    return dir.resolve("_last_checkpoint");
+  public static String lastCheckpointKey() {
+    return DIR + "_last_checkpoint";
+  }
+
+  /** Where commit {@code version} is, for messages. */
+  public String commitFile(long version) {
+    return store.describe(commitKey(version));
   }
 
   /** Versions of the commit files present, ascending. */
@@ -65,32 +78,42 @@ public final class DeltaLog {
    * ({@code .crc}, {@code _last_checkpoint}, temporary files) are ignored.
    */
   public TreeSet<Long> checkpointVersions() {
-    TreeSet<Long> out = list(CHECKPOINT);
-    out.addAll(completeMultiPart().keySet());
+    List<ObjectInfo> objects = objects();
+    TreeSet<Long> out = versions(objects, CHECKPOINT);
+    out.addAll(completeMultiPart(objects).keySet());
     return out;
   }
 
-  /** The files of the checkpoint at {@code version}: the single file when there is one, else the parts in order. */
-  public List<Path> checkpointParts(long version) {
-    if (Files.exists(checkpointFile(version))) {
-      return List.of(checkpointFile(version));
+  /**
+   * The files of the checkpoint at {@code version}: the single file when there is one, else the parts in order;
+   * each with its length.
+   */
+  public List<ObjectInfo> checkpointParts(long version) {
+    List<ObjectInfo> objects = objects();
+    String single = checkpointKey(version);
+    for (ObjectInfo o : objects) {
+      if (o.key().equals(single)) {
+        return List.of(o);
+      }
     }
-    Integer parts = completeMultiPart().get(version);
+    Integer parts = completeMultiPart(objects).get(version);
     if (parts == null) {
-      return List.of(checkpointFile(version));
+      return List.of(new ObjectInfo(single, -1, 0));
     }
-    List<Path> out = new ArrayList<>(parts);
+    Map<String, ObjectInfo> byKey = new HashMap<>();
+    objects.forEach(o -> byKey.put(o.key(), o));
+    List<ObjectInfo> out = new ArrayList<>(parts);
     for (int i = 1; i <= parts; i++) {
-      out.add(dir.resolve(String.format("%020d.checkpoint.%010d.%010d.parquet", version, i, parts)));
+      out.add(byKey.get(DIR + String.format("%020d.checkpoint.%010d.%010d.parquet", version, i, parts)));
     }
     return out;
   }
 
   /** Version to part count of the multi-part checkpoints whose parts are all present (a writer may have died). */
-  private Map<Long, Integer> completeMultiPart() {
+  private static Map<Long, Integer> completeMultiPart(List<ObjectInfo> objects) {
     Map<Long, Map<Integer, Set<Integer>>> seen = new HashMap<>();
-    for (String name : names()) {
-      Matcher m = CHECKPOINT_PART.matcher(name);
+    for (ObjectInfo o : objects) {
+      Matcher m = CHECKPOINT_PART.matcher(name(o));
       if (m.matches()) {
         int part = Integer.parseInt(m.group(2));
         int parts = Integer.parseInt(m.group(3));
@@ -110,9 +133,13 @@ public final class DeltaLog {
   }
 
   private TreeSet<Long> list(Pattern p) {
+    return versions(objects(), p);
+  }
+
+  private static TreeSet<Long> versions(List<ObjectInfo> objects, Pattern p) {
     TreeSet<Long> out = new TreeSet<>();
-    for (String name : names()) {
-      Matcher m = p.matcher(name);
+    for (ObjectInfo o : objects) {
+      Matcher m = p.matcher(name(o));
       if (m.matches()) {
         out.add(Long.parseLong(m.group(1)));
       }
@@ -120,30 +147,38 @@ public final class DeltaLog {
     return out;
   }
 
-  private List<String> names() {
-    List<String> out = new ArrayList<>();
-    if (!Files.isDirectory(dir)) {
-      return out;
-    }
-    try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
-      for (Path f : s) {
-        out.add(f.getFileName().toString());
+  /** The object's name in the log directory (its key past {@code _delta_log/}). */
+  private static String name(ObjectInfo o) {
+    return o.key().substring(DIR.length());
+  }
+
+  /** The objects directly in the log directory. */
+  private List<ObjectInfo> objects() {
+    try {
+      List<ObjectInfo> out = new ArrayList<>();
+      for (ObjectInfo o : store.list(DIR, null)) {
+        if (o.key().indexOf('/', DIR.length()) < 0) {
+          out.add(o);
+        }
       }
+      return out;
     } catch (IOException e) {
-      throw TableErrors.io("list the log directory", dir, e);
+      throw TableErrors.io("list the log directory", store.describe(DIR), e);
     }
-    return out;
   }
 
   public boolean commitExists(long version) {
-    return Files.exists(commitFile(version));
+    try {
+      return store.head(commitKey(version)).isPresent();
+    } catch (IOException e) {
+      throw TableErrors.io("look up the commit file", commitFile(version), e);
+    }
   }
 
   public long commitTimestamp(long version) {
     try {
-      return Files.getLastModifiedTime(commitFile(version)).toMillis();
-    } catch (NoSuchFileException e) {
-      throw TableErrors.missingCommit(commitFile(version));
+      return store.head(commitKey(version)).orElseThrow(() -> TableErrors.missingCommit(commitFile(version)))
+          .lastModifiedMillis();
     } catch (IOException e) {
       throw TableErrors.io("read the commit time of", commitFile(version), e);
     }
@@ -154,10 +189,10 @@ public final class DeltaLog {
    * or when the commitInfo's action count shows the file was truncated.
    */
   public List<Action> readCommit(long version) {
-    Path file = commitFile(version);
+    String file = commitFile(version);
     List<String> lines;
     try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      lines = new String(store.read(commitKey(version)), StandardCharsets.UTF_8).lines().toList();
     } catch (NoSuchFileException e) {
       throw TableErrors.missingCommit(file);
     } catch (IOException e) {
@@ -198,78 +233,54 @@ public final class DeltaLog {
   }
 
   /**
-   * Creates commit file {@code version} only if it does not exist yet: writes a temporary file, then hard-links it
-   * to the final name, which fails atomically when another writer got there first. Sets the file's modification
-   * time to {@code timestampMillis}, the commit time time travel uses.
+   * Creates commit file {@code version} only if it does not exist yet (the store's atomic put-if-absent: of several
+   * writers of the same version exactly one succeeds). A local table's file gets {@code timestampMillis} as its
+   * modification time, the commit time time travel uses; an object store keeps its own.
    *
    * @return false when the version was already taken (nothing was written)
-   * @throws CommitStateUnknownException when the outcome cannot be known
+   * @throws io.dimstream.table.CommitStateUnknownException when the outcome cannot be known
    */
   public boolean putIfAbsent(long version, List<String> lines, long timestampMillis) {
-    Path target = commitFile(version);
-    Path tmp = dir.resolve("." + String.format("%020d", version) + "." + UUID.randomUUID() + ".json.tmp");
+    String target = commitFile(version);
+    StringBuilder sb = new StringBuilder();
+    for (String l : lines) {
+      sb.append(l).append('\n');
+    }
+    byte[] content;
     try {
-      Files.createDirectories(dir);
-      StringBuilder sb = new StringBuilder();
-      for (String l : lines) {
-        sb.append(l).append('\n');
-      }
-      Files.writeString(tmp, sb, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
-      Files.setLastModifiedTime(tmp, FileTime.fromMillis(timestampMillis));
+      ByteBuffer b = StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).encode(CharBuffer.wrap(sb));
+      content = new byte[b.remaining()];
+      b.get(content);
     } catch (CharacterCodingException e) {
-      deleteQuietly(tmp);
       throw TableErrors.unencodableCommit(target, e);
-    } catch (IOException e) {
-      deleteQuietly(tmp);
-      throw TableErrors.io("write a temporary commit file", tmp, e);
     }
     try {
-      Files.createLink(target, tmp);
-      return true;
-    } catch (FileAlreadyExistsException e) {
-      return false;
-    } catch (UnsupportedOperationException e) {
-      return createExclusively(target, tmp);
-    } catch (IOException e) {
+      return store.putIfAbsent(commitKey(version), content, timestampMillis);
+    } catch (PutOutcomeUnknownException e) {
       throw TableErrors.commitStateUnknown(target, e);
-    } finally {
-      deleteQuietly(tmp);
-    }
-  }
-
-  /** Fallback for file systems without hard links: an exclusive create, then the content. */
-  private boolean createExclusively(Path target, Path tmp) {
-    try {
-      byte[] content = Files.readAllBytes(tmp);
-      Files.write(target, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      Files.setLastModifiedTime(target, Files.getLastModifiedTime(tmp));
-      return true;
-    } catch (FileAlreadyExistsException e) {
-      return false;
     } catch (IOException e) {
-      throw TableErrors.commitStateUnknown(target, e);
+      throw TableErrors.io("write the commit file", target, e);
     }
   }
 
   /**
-   * Writes a file that may be replaced as a whole (checkpoint, _last_checkpoint): temp file then atomic rename. A
+   * Writes a file that may be replaced as a whole (checkpoint, _last_checkpoint) from a finished local file. A
    * checksum file Hadoop's local file system left beside the old file ({@code .<name>.crc}, as Spark writes them) is
    * deleted first: it would no longer match, and Spark and Delta Kernel would then refuse to read the new file.
    */
-  public void replaceAtomically(Path target, Path written) throws IOException {
-    Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
-    try {
-      Files.move(written, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(written, target, StandardCopyOption.REPLACE_EXISTING);
-    }
+  public void replace(String key, Path staged) throws IOException {
+    int slash = key.lastIndexOf('/');
+    store.delete(key.substring(0, slash + 1) + "." + key.substring(slash + 1) + ".crc");
+    store.putFile(key, staged);
   }
 
-  public static void deleteQuietly(Path p) {
+  /** Deletes a key, ignoring failures: a leftover file no commit references is harmless and vacuum removes it. */
+  public static void deleteQuietly(ObjectStore store, String key) {
     try {
-      Files.deleteIfExists(p);
+      store.delete(key);
     } catch (IOException ignored) {
-      // a leftover temporary file is harmless: readers ignore it and vacuum never touches the log
+      // see above
     }
   }
 }

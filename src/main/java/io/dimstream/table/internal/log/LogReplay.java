@@ -29,16 +29,16 @@ public final class LogReplay {
     TreeSet<Long> commits = log.commitVersions();
     TreeSet<Long> checkpoints = log.checkpointVersions();
     if (commits.isEmpty()) {
-      throw TableErrors.notATable(log.root);
+      throw TableErrors.notATable(log.store);
     }
     long latest = commits.last();
     long earliest = checkpoints.isEmpty() ? commits.first() : Math.min(commits.first(), checkpoints.first());
     long target = version == null ? latest : version;
     if (target > latest || target < earliest || (checkpoints.floor(target) == null && commits.first() != 0)) {
-      throw TableErrors.versionNotFound(log.root, target, earliest, latest);
+      throw TableErrors.versionNotFound(log.store, target, earliest, latest);
     }
     Long cp = checkpoints.floor(target);
-    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log.checkpointParts(cp));
+    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log, log.checkpointParts(cp));
     long from = cp == null ? 0 : cp + 1;
     for (long v = from; v <= target; v++) {
       b.apply(log.readCommit(v));
@@ -62,11 +62,11 @@ public final class LogReplay {
       return;
     }
     if (p.minReaderVersion() != 3) {
-      throw TableErrors.unsupportedProtocol(log.root, p.minReaderVersion(), p.minWriterVersion());
+      throw TableErrors.unsupportedProtocol(log.store, p.minReaderVersion(), p.minWriterVersion());
     }
     List<String> unsupported = p.readerFeatureList().stream().filter(f -> !READER_FEATURES.contains(f)).toList();
     if (!unsupported.isEmpty()) {
-      throw TableErrors.unsupportedReaderFeatures(log.root, unsupported, READER_FEATURES);
+      throw TableErrors.unsupportedReaderFeatures(log.store, unsupported, READER_FEATURES);
     }
   }
 
@@ -74,12 +74,12 @@ public final class LogReplay {
    * Throws unless dimstream may write the table: writer version at most 2 (no table features), or writer 7 with only
    * the features dimstream honours.
    */
-  public static void checkWritable(Path root, TableState s) {
+  public static void checkWritable(Object root, TableState s) {
     checkWritable(root, s.protocol);
   }
 
-  /** As {@link #checkWritable(Path, TableState)}, for a protocol about to be committed. */
-  public static void checkWritable(Path root, Protocol p) {
+  /** As {@link #checkWritable(Object, TableState)}, for a protocol about to be committed. */
+  public static void checkWritable(Object root, Protocol p) {
     if (!canWrite(p)) {
       throw TableErrors.unwritableProtocol(root, p, WRITER_FEATURES);
     }

@@ -65,7 +65,7 @@ public final class SnapshotManager {
       }
     }
     if (found < 0) {
-      throw TableErrors.timestampBeforeFirstCommit(log.root, time,
+      throw TableErrors.timestampBeforeFirstCommit(log.store, time,
           Instant.ofEpochMilli(log.commitTimestamp(versions.get(0))));
     }
     return versions.get(found);

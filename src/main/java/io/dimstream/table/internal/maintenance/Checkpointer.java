@@ -59,7 +59,7 @@ public final class Checkpointer {
           }
         } catch (RuntimeException e) {
           // nobody waits on this thread: say it here, or it is lost
-          LOG.warn("{}: checkpoint at version {} failed; readers replay the commits instead", log.root,
+          LOG.warn("{}: checkpoint at version {} failed; readers replay the commits instead", log.store,
               newest.version, e);
         }
       });
@@ -70,7 +70,7 @@ public final class Checkpointer {
     try {
       write(state, state.timestampMillis);
     } catch (TableException e) {
-      LOG.warn("{}: checkpoint at version {} failed; readers replay the commits instead: {}", log.root,
+      LOG.warn("{}: checkpoint at version {} failed; readers replay the commits instead: {}", log.store,
           state.version, e.getMessage());
     }
   }

@@ -1,5 +1,7 @@
 package io.dimstream.table.internal.maintenance;
 
+import io.dimstream.storage.ObjectInfo;
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.VacuumResult;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
@@ -12,11 +14,6 @@ import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.log.SnapshotManager;
 import io.dimstream.table.internal.log.TableState;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,22 +46,22 @@ public final class Vacuum {
 
   /** See {@link io.dimstream.table.DeltaTable#vacuum(Duration)}. */
   public VacuumResult vacuum(TableState s, Duration retention) {
-    Path root = writer.root();
+    ObjectStore root = writer.root();
     Duration max = TableProperties.tombstoneRetention(s.metadata.configuration());
     if (retention.isNegative() || retention.compareTo(max) > 0) {
       throw TableErrors.badRetention(root, retention, max);
     }
     long cutoff = clock.millis() - retention.toMillis();
-    Set<Path> keep = new HashSet<>();
+    Set<String> keep = new HashSet<>();
     for (AddFile a : s.adds.values()) {
-      keep.add(DataFiles.resolve(root, a.path()).normalize());
+      keep.add(DataFiles.key(root, a.path()));
       keepDeletionVector(root, a.deletionVector(), keep);
     }
     s.removes.values().stream().filter(r -> r.deletionTimestamp() >= cutoff).forEach(r -> {
-      keep.add(DataFiles.resolve(root, r.path()).normalize());
+      keep.add(DataFiles.key(root, r.path()));
       keepDeletionVector(root, r.deletionVector(), keep);
     });
-    List<Path> doomed = new ArrayList<>();
+    List<String> doomed = new ArrayList<>();
     long bytes = unreferenced(root, keep, cutoff, doomed);
     Map<String, Object> startParams = new LinkedHashMap<>();
     startParams.put("retentionCheckEnabled", true);
@@ -75,10 +72,10 @@ public final class Vacuum {
     startMetrics.put("sizeOfDataToDelete", Long.toString(bytes));
     appendInfoCommit("VACUUM START", startParams, startMetrics);
     List<String> deleted = new ArrayList<>();
-    for (Path f : doomed) {
+    for (String f : doomed) {
       try {
-        Files.deleteIfExists(f);
-        deleted.add(root.relativize(f).toString().replace('\\', '/'));
+        root.delete(f);
+        deleted.add(f);
       } catch (IOException e) {
         LOG.warn("{}: vacuum could not delete {}: {}", root, f, e.toString());
       }
@@ -92,39 +89,38 @@ public final class Vacuum {
   }
 
   /** A DV file is as much a part of a snapshot as its data file: the rows it deletes would come back without it. */
-  private static void keepDeletionVector(Path root, DeletionVectorDescriptor dv, Set<Path> keep) {
+  private static void keepDeletionVector(ObjectStore root, DeletionVectorDescriptor dv, Set<String> keep) {
     if (dv != null && !dv.isInline()) {
-      keep.add(dv.file(root).normalize());
+      keep.add(dv.key(root));
     }
   }
 
   /** Data files (never under {@code _}- or {@code .}-directories) not in {@code keep} and older than the cutoff. */
-  private static long unreferenced(Path root, Set<Path> keep, long cutoff, List<Path> doomed) {
-    long[] bytes = {0};
+  private static long unreferenced(ObjectStore root, Set<String> keep, long cutoff, List<String> doomed) {
+    long bytes = 0;
+    List<ObjectInfo> all;
     try {
-      Files.walkFileTree(root, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-          String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
-          return !dir.equals(root) && (name.startsWith("_") || name.startsWith(".")) ? FileVisitResult.SKIP_SUBTREE
-              : FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-          String name = file.getFileName().toString();
-          if (!name.startsWith("_") && !name.startsWith(".") && !keep.contains(file.normalize())
-              && attrs.lastModifiedTime().toMillis() < cutoff) {
-            doomed.add(file);
-            bytes[0] += attrs.size();
-          }
-          return FileVisitResult.CONTINUE;
-        }
-      });
+      all = root.list("", null);
     } catch (IOException e) {
       throw TableErrors.io("list the table directory", root, e);
     }
-    return bytes[0];
+    for (ObjectInfo o : all) {
+      if (!hidden(o.key()) && !keep.contains(o.key()) && o.lastModifiedMillis() < cutoff) {
+        doomed.add(o.key());
+        bytes += o.size();
+      }
+    }
+    return bytes;
+  }
+
+  /** Whether a segment of the key starts with '_' or '.' (the log, the lease, temporary files). */
+  private static boolean hidden(String key) {
+    for (String segment : key.split("/")) {
+      if (segment.startsWith("_") || segment.startsWith(".")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A commit of a commitInfo alone, on the latest version (vacuum changes no table state). */

@@ -20,7 +20,7 @@ class CheckpointTagsTest {
   @Test
   void shouldCarryEachFilesTagsThroughACheckpoint() throws Exception {
     DeltaLog log = new DeltaLog(dir);
-    Files.createDirectories(log.dir);
+    Files.createDirectories(dir.resolve("_delta_log"));
     TableState.Builder b = new TableState.Builder();
     b.apply(Protocol.DEFAULT);
     b.apply(new Metadata("id", "customers", "{\"type\":\"struct\",\"fields\":[]}", List.of(), Map.of(), 0));
@@ -31,7 +31,7 @@ class CheckpointTagsTest {
     b.apply(plain);
     Checkpoints.write(log, b.build(1, 0), 0);
 
-    TableState read = Checkpoints.read(log.checkpointParts(1)).build(1, 0);
+    TableState read = Checkpoints.read(log, log.checkpointParts(1)).build(1, 0);
     assertThat(read.adds.values()).containsExactly(owned, plain);
     assertThat(FileOwner.of(read.adds.get("part-0001.parquet")).getAsInt()).isEqualTo(3);
     assertThat(FileOwner.of(read.adds.get("part-0002.parquet"))).isEmpty();

@@ -89,7 +89,7 @@ class DeletionVectorLogTest {
   @Test
   void shouldWriteDeletionVectorsAndFeaturesIntoCheckpointsAndReadThemBack() throws Exception {
     DeltaLog log = new DeltaLog(dir);
-    Files.createDirectories(log.dir);
+    Files.createDirectories(dir.resolve("_delta_log"));
     TableState.Builder b = new TableState.Builder();
     b.apply(new Protocol(3, 7, List.of("deletionVectors"), List.of("deletionVectors")));
     b.apply(metadata());
@@ -99,7 +99,7 @@ class DeletionVectorLogTest {
     b.apply(new RemoveFile("d.parquet", System.currentTimeMillis(), true, CURRENT, 100, inline(3)));
     TableState state = b.build(4, 0);
     Checkpoints.write(log, state, 0);
-    TableState read = Checkpoints.read(log.checkpointParts(4)).build(4, 0);
+    TableState read = Checkpoints.read(log, log.checkpointParts(4)).build(4, 0);
     assertThat(read.protocol).isEqualTo(state.protocol);
     assertThat(read.adds).isEqualTo(state.adds);
     assertThat(read.removes).isEqualTo(state.removes);
@@ -108,18 +108,18 @@ class DeletionVectorLogTest {
   @Test
   void shouldReadAMultiPartCheckpointOnlyWhenEveryPartIsThere() throws Exception {
     DeltaLog log = new DeltaLog(dir);
-    Files.createDirectories(log.dir);
+    Files.createDirectories(dir.resolve("_delta_log"));
     TableState.Builder b = new TableState.Builder();
     b.apply(Protocol.DEFAULT);
     b.apply(metadata());
     b.apply(add("a.parquet", null));
     Checkpoints.write(log, b.build(3, 0), 0);
-    Path part1 = log.dir.resolve(String.format("%020d.checkpoint.%010d.%010d.parquet", 3, 1, 2));
-    Files.move(log.checkpointFile(3), part1);
+    Path part1 = dir.resolve("_delta_log").resolve(String.format("%020d.checkpoint.%010d.%010d.parquet", 3, 1, 2));
+    Files.move(dir.resolve(DeltaLog.checkpointKey(3)), part1);
     assertThat(log.checkpointVersions()).isEmpty();
-    writeTxnPart(log.dir.resolve(String.format("%020d.checkpoint.%010d.%010d.parquet", 3, 2, 2)));
+    writeTxnPart(dir.resolve("_delta_log").resolve(String.format("%020d.checkpoint.%010d.%010d.parquet", 3, 2, 2)));
     assertThat(log.checkpointVersions()).containsExactly(3L);
-    TableState s = Checkpoints.read(log.checkpointParts(3)).build(3, 0);
+    TableState s = Checkpoints.read(log, log.checkpointParts(3)).build(3, 0);
     assertThat(s.adds.values()).extracting(AddFile::path).containsExactly("a.parquet");
     assertThat(s.txns).containsKey("app");
   }
@@ -127,8 +127,8 @@ class DeletionVectorLogTest {
   @Test
   void shouldRefuseAReaderFeatureItDoesNotImplementAndSayWhy() throws Exception {
     DeltaLog log = new DeltaLog(dir);
-    Files.createDirectories(log.dir);
-    Files.writeString(log.commitFile(0), String.join("\n",
+    Files.createDirectories(dir.resolve("_delta_log"));
+    Files.writeString(dir.resolve(DeltaLog.commitKey(0)), String.join("\n",
         ActionCodec.toJson(new Protocol(3, 7, List.of("deletionVectors", "columnMapping"), List.of("columnMapping"))),
         ActionCodec.toJson(metadata())) + "\n");
     assertThatThrownBy(() -> LogReplay.load(log, null)).isInstanceOf(TableException.class)
@@ -138,8 +138,8 @@ class DeletionVectorLogTest {
   @Test
   void shouldReadATableWithDeletionVectorsAndWriterOnlyFeatures() throws Exception {
     DeltaLog log = new DeltaLog(dir);
-    Files.createDirectories(log.dir);
-    Files.writeString(log.commitFile(0), String.join("\n",
+    Files.createDirectories(dir.resolve("_delta_log"));
+    Files.writeString(dir.resolve(DeltaLog.commitKey(0)), String.join("\n",
         ActionCodec.toJson(new Protocol(3, 7, List.of("deletionVectors"), List.of("deletionVectors", "invariants",
             "appendOnly", "checkConstraints"))),
         ActionCodec.toJson(metadata())) + "\n");

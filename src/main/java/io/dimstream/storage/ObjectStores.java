@@ -1,0 +1,52 @@
+package io.dimstream.storage;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Opens the store of a table location. S3 clients are built once per {@link StorageSettings} and shared by every
+ * table of the process (they hold connection pools and credential caches).
+ */
+public final class ObjectStores {
+  private static final Map<StorageSettings, S3Clients> S3 = new ConcurrentHashMap<>();
+
+  private ObjectStores() {}
+
+  /** The store of {@code location}: a {@link LocalStore} for a local path, an {@link S3Store} for s3://. */
+  public static ObjectStore open(TableLocation location, StorageSettings settings) {
+    return switch (location.scheme()) {
+      case TableLocation.LOCAL -> new LocalStore(location.localPath());
+      case TableLocation.S3 -> new S3Store(S3.computeIfAbsent(settings, s -> new S3Clients(s, environment())),
+          location, settings.maxAttempts());
+      default -> throw new StorageException("'" + location + "': no store for scheme '" + location.scheme()
+          + "'. Fix: give " + TableLocation.SUPPORTED + ".");
+    };
+  }
+
+  /**
+   * The environment variables, with the AWS SDK's system properties for the endpoint ({@code aws.endpointUrlS3},
+   * {@code aws.endpointUrl}) in place of the variables they stand for, as the SDK ranks them.
+   */
+  private static Map<String, String> environment() {
+    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+    String s3 = System.getProperty("aws.endpointUrlS3");
+    String any = System.getProperty("aws.endpointUrl");
+    if (s3 != null) {
+      env.put("AWS_ENDPOINT_URL_S3", s3);
+    }
+    if (any != null) {
+      env.put("AWS_ENDPOINT_URL", any);
+    }
+    return env;
+  }
+
+  /** The store of {@code location} with the settings of the environment alone. */
+  public static ObjectStore open(TableLocation location) {
+    return open(location, StorageSettings.defaults());
+  }
+
+  /** Parses {@code location} ({@link TableLocation#parse}) and opens its store with the environment's settings. */
+  public static ObjectStore open(String location) {
+    return open(TableLocation.parse(location));
+  }
+}

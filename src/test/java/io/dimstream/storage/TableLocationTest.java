@@ -1,0 +1,49 @@
+package io.dimstream.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class TableLocationTest {
+  @Test
+  void shouldTakeAPathWithoutSchemeAsALocalDirectory() {
+    TableLocation l = TableLocation.parse("data/tables/customers");
+    assertThat(l.isLocal()).isTrue();
+    assertThat(l.localPath()).isEqualTo(Path.of("data/tables/customers").toAbsolutePath().normalize());
+    assertThat(TableLocation.parse("file:///var/dims/customers").localPath()).isEqualTo(Path.of("/var/dims/customers"));
+  }
+
+  @Test
+  void shouldSplitAnS3UriIntoBucketAndPrefix() {
+    TableLocation l = TableLocation.parse("s3://dims/warehouse/customers/");
+    assertThat(l.isLocal()).isFalse();
+    assertThat(l.scheme()).isEqualTo("s3");
+    assertThat(l.bucket()).isEqualTo("dims");
+    assertThat(l.prefix()).isEqualTo("warehouse/customers");
+    assertThat(l.toString()).isEqualTo("s3://dims/warehouse/customers");
+    assertThat(l.describe("_delta_log/00000000000000000000.json"))
+        .isEqualTo("s3://dims/warehouse/customers/_delta_log/00000000000000000000.json");
+    assertThat(TableLocation.parse("s3://dims").prefix()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hdfs://namenode/dims/customers", "gs://dims/customers", "az://dims/customers",
+      "abfss://dims@account.dfs.core.windows.net/customers", "http://example.org/dims", "S3A://dims/customers"})
+  void shouldRefuseASchemeNoStoreSupportsNamingTheSupportedOnes(String uri) {
+    assertThatThrownBy(() -> TableLocation.parse(uri)).isInstanceOf(StorageException.class)
+        .hasMessageContaining("is not supported").hasMessageContaining("s3://bucket/prefix")
+        .hasMessageContaining("a local path");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"s3:/dims/customers", "s3:dims", "s3:///customers", "s3://Dims_Upper/customers",
+      "s3://dims/customers?versionId=1", "s3://dims//customers", "file://host/dims"})
+  void shouldRefuseAMalformedUriOfASupportedSchemeRatherThanTakeItAsAPath(String uri) {
+    assertThatThrownBy(() -> TableLocation.parse(uri)).isInstanceOf(StorageException.class)
+        .hasMessageContaining("is not a valid table location").hasMessageContaining("s3://bucket/prefix");
+  }
+}
