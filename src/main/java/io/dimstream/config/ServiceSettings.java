@@ -20,6 +20,7 @@ import java.util.Map;
  * @param maxRecordBytes    the largest change record (key + value + headers, in bytes) the service applies; a larger
  *                          one goes to the dead-letter topic as {@code too-large}; 0 (the default) means what the
  *                          changes topic allows ({@code max.message.bytes}, read at start)
+ * @param httpSecurity      TLS and authentication of the query endpoint; default none (allowed on loopback only)
  */
 public record ServiceSettings(
     Path dataDir,
@@ -30,7 +31,8 @@ public record ServiceSettings(
     String httpHost,
     int httpPort,
     int partitions,
-    int maxRecordBytes) {
+    int maxRecordBytes,
+    HttpSecurity httpSecurity) {
 
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
   public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
@@ -40,11 +42,18 @@ public record ServiceSettings(
   /** {@code maxRecordBytes} meaning: take the changes topic's {@code max.message.bytes}. */
   public static final int MAX_RECORD_BYTES_FROM_TOPIC = 0;
 
-  /** Settings without a record size limit of their own: the changes topic's limit applies. */
+  /** Settings without a record size limit of their own (the changes topic's applies) and an open endpoint. */
   public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
       int compactionMaxRecords, String httpHost, int httpPort, int partitions) {
     this(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort, partitions,
         MAX_RECORD_BYTES_FROM_TOPIC);
+  }
+
+  /** Settings with an open query endpoint (plain HTTP, no authentication). */
+  public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions, int maxRecordBytes) {
+    this(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort, partitions,
+        maxRecordBytes, HttpSecurity.NONE);
   }
 
   public static ServiceSettings defaults(String dimension) {
@@ -59,36 +68,41 @@ public record ServiceSettings(
 
   public ServiceSettings withTablePath(Path path) {
     return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes);
+        partitions, maxRecordBytes, httpSecurity);
   }
 
   public ServiceSettings withDataDir(Path dir) {
     return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes);
+        partitions, maxRecordBytes, httpSecurity);
   }
 
   public ServiceSettings withKafka(Map<String, String> props) {
     return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
-        httpHost, httpPort, partitions, maxRecordBytes);
+        httpHost, httpPort, partitions, maxRecordBytes, httpSecurity);
   }
 
   public ServiceSettings withHttpPort(int port) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
-        partitions, maxRecordBytes);
+        partitions, maxRecordBytes, httpSecurity);
   }
 
   public ServiceSettings withHttpHost(String host) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
-        partitions, maxRecordBytes);
+        partitions, maxRecordBytes, httpSecurity);
   }
 
   public ServiceSettings withCompaction(Duration interval, int maxRecords) {
     return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions,
-        maxRecordBytes);
+        maxRecordBytes, httpSecurity);
   }
 
   public ServiceSettings withMaxRecordBytes(int bytes) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, bytes);
+        httpPort, partitions, bytes, httpSecurity);
+  }
+
+  public ServiceSettings withHttpSecurity(HttpSecurity security) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, maxRecordBytes, security);
   }
 }
