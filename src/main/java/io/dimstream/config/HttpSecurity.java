@@ -12,12 +12,23 @@ import java.util.Optional;
  *
  * <p>{@link #toString()} never shows the token or the keystore password: settings end up in logs.
  *
- * @param tls   TLS material, or null for plain HTTP
- * @param token the bearer token every request must carry, or null for none
+ * @param tls                 TLS material, or null for plain HTTP
+ * @param token               the bearer token every request must carry, or null for none
+ * @param insecureBindAllowed the operator's explicit choice to serve a non-loopback address without TLS or
+ *                            authentication, for a container whose port mapping or proxy keeps the port private
  */
-public record HttpSecurity(Tls tls, String token) {
+public record HttpSecurity(Tls tls, String token, boolean insecureBindAllowed) {
   /** Plain HTTP, no authentication: the default on loopback. */
   public static final HttpSecurity NONE = new HttpSecurity(null, null);
+
+  public HttpSecurity(Tls tls, String token) {
+    this(tls, token, false);
+  }
+
+  /** The same, allowed to bind any address unprotected (the operator keeps the port private by other means). */
+  public HttpSecurity allowingInsecureBind() {
+    return new HttpSecurity(tls, token, true);
+  }
 
   /**
    * The endpoint's TLS material: either {@code cert} and {@code key} (PEM) or {@code keystore} (PKCS12) with its
@@ -71,7 +82,7 @@ public record HttpSecurity(Tls tls, String token) {
    * network in the clear.
    */
   public Optional<String> exposureProblem(String host) {
-    if (loopback(host) || (tlsOn() && authenticates())) {
+    if (insecureBindAllowed || loopback(host) || (tlsOn() && authenticates())) {
       return Optional.empty();
     }
     String missing = !tlsOn() && !authenticates() ? "neither TLS nor authentication"
@@ -90,6 +101,7 @@ public record HttpSecurity(Tls tls, String token) {
 
   @Override
   public String toString() {
-    return "HttpSecurity[tls=" + tls + ", token=" + (token == null ? "none" : "***") + "]";
+    return "HttpSecurity[tls=" + tls + ", token=" + (token == null ? "none" : "***") + ", insecureBindAllowed="
+        + insecureBindAllowed + "]";
   }
 }

@@ -186,6 +186,12 @@ public final class QueryServer implements AutoCloseable {
     sweep = server.getScheduler().schedule(this::sweepAndReschedule, sweepMillis, TimeUnit.MILLISECONDS);
     LOG.info("Query endpoint listening on {}://{}:{}/ for {} ({})", scheme(), host(), port(), dimensions.keySet(),
         security.describe());
+    if (security.insecureBindAllowed() && HttpSecurity.NONE.exposureProblem(host()).isPresent()
+        && (!security.tlsOn() || !security.authenticates())) {
+      LOG.warn("The query endpoint on {} is not loopback and lacks TLS or authentication (--http-insecure-bind): "
+          + "keep its port private (a port mapping to the host's loopback, a firewall or an authenticating proxy)",
+          host());
+    }
     return this;
   }
 

@@ -167,6 +167,10 @@ class QueryServerSecurityTest {
     QueryServer open = QueryServer.builder().bind("0.0.0.0", 0).security(new HttpSecurity(pem(null), TOKEN)).build();
     servers.add(open);
     assertThat(open.scheme()).isEqualTo("https");
+    QueryServer chosen = QueryServer.builder().bind("0.0.0.0", 0).security(HttpSecurity.NONE.allowingInsecureBind())
+        .build();
+    servers.add(chosen);
+    assertThat(chosen.scheme()).as("the operator's explicit --http-insecure-bind").isEqualTo("http");
   }
 
   @Test

@@ -13,12 +13,12 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /** Self-signed certificates for 127.0.0.1 made by the JDK's keytool, as PKCS12 and as PEM files. */
-final class TestCertificates {
-  static final String PASSWORD = "test-store-pass";
+public final class TestCertificates {
+  public static final String PASSWORD = "test-store-pass";
 
   /** One identity: its PKCS12 keystore and the same certificate and key as PEM. */
-  record Identity(String name, Path keystore, Path certPem, Path keyPem) {
-    KeyStore load() throws Exception {
+  public record Identity(String name, Path keystore, Path certPem, Path keyPem) {
+    public KeyStore load() throws Exception {
       KeyStore ks = KeyStore.getInstance("PKCS12");
       try (InputStream in = Files.newInputStream(keystore)) {
         ks.load(in, PASSWORD.toCharArray());
@@ -26,14 +26,14 @@ final class TestCertificates {
       return ks;
     }
 
-    X509Certificate certificate() throws Exception {
+    public X509Certificate certificate() throws Exception {
       return (X509Certificate) load().getCertificate(name);
     }
   }
 
   private TestCertificates() {}
 
-  static Identity create(Path dir, String name) throws Exception {
+  public static Identity create(Path dir, String name) throws Exception {
     Path p12 = dir.resolve(name + ".p12");
     String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
     Process p = new ProcessBuilder(keytool, "-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1",
@@ -56,7 +56,7 @@ final class TestCertificates {
   }
 
   /** A client context trusting {@code trusted}'s certificate and presenting {@code client}'s, if not null. */
-  static SSLContext client(Identity trusted, Identity client) throws Exception {
+  public static SSLContext client(Identity trusted, Identity client) throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("server", trusted.certificate());
