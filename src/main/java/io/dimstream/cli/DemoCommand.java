@@ -161,7 +161,7 @@ final class DemoCommand implements Callable<Integer> {
     String at = sample == null ? "2026-01-01T00:00:00Z"
         : new io.dimstream.codec.VersionJson(spec).row(sample).get(spec.output().validFrom()).asText();
     out.printf("  ./dimstream query as-of --table %s --at %s%n", tablePath, at);
-    String base = "http://" + spec.service().httpHost() + ":" + service.httpPort();
+    String base = (spec.service().httpSecurity().tlsOn() ? "https://" : "http://") + spec.service().httpHost() + ":" + service.httpPort();
     out.printf("  curl %s/dimensions/%s/keys/%s/history%n", base, spec.name(), key);
     out.printf("  open %s/ for the timeline page%n", base);
     out.printf("  duckdb -c \"INSTALL delta; LOAD delta; SELECT * FROM delta_scan('%s') LIMIT 10\"%n", tablePath);

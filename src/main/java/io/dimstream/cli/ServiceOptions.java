@@ -28,6 +28,11 @@ final class ServiceOptions {
       + "for routing; default: the spec's service.http.host, else 127.0.0.1. In a container: 0.0.0.0.")
   String httpHost;
 
+  @Option(names = "--http-insecure-bind", description = "Let the query endpoint bind a non-loopback address (--http-host)"
+      + " without TLS and authentication. Only where something else keeps the port private: a container whose port is"
+      + " mapped to the host's loopback, or a proxy that authenticates.")
+  boolean httpInsecureBind;
+
   DimensionSpec apply(DimensionSpec spec) {
     ServiceSettings s = spec.service();
     if (dataDir != null) {
@@ -45,6 +50,9 @@ final class ServiceOptions {
     }
     if (httpHost != null) {
       s = s.withHttpHost(httpHost);
+    }
+    if (httpInsecureBind) {
+      s = s.withHttpSecurity(s.httpSecurity().allowingInsecureBind());
     }
     return spec.withService(s);
   }

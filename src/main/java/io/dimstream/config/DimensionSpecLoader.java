@@ -416,13 +416,17 @@ public final class DimensionSpecLoader {
       }
     }
     if (node.has("http")) {
-      checkKnown(node.get("http"), "service.http", Set.of("host", "port"), file);
+      checkKnown(node.get("http"), "service.http", Set.of("host", "port", "tls", "auth"), file);
     }
     String host = node.path("http").path("host").asText(s.httpHost());
     int port = node.path("http").has("port") ? node.path("http").get("port").asInt() : s.httpPort();
     if (port < 0 || port > 65535) {
       throw SpecErrors.invalid(file, "service.http.port", "port " + port + " is out of range", "use 0..65535 (0 = a free port)");
     }
+    HttpSecurity security = HttpSecuritySection.read(node.path("http"), file, System::getenv);
+    security.exposureProblem(host).ifPresent(problem -> {
+      throw SpecErrors.invalid(file, "service.http.host", problem, HttpSecurity.EXPOSURE_FIX);
+    });
     int partitions = node.has("partitions") ? positiveInt(node.get("partitions"), file, "service.partitions") : 1;
     int maxRecordBytes = ServiceSettings.MAX_RECORD_BYTES_FROM_TOPIC;
     if (node.has("max_record_bytes")) {
@@ -435,7 +439,7 @@ public final class DimensionSpecLoader {
       }
     }
     return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions,
-        maxRecordBytes, storage);
+        maxRecordBytes, storage, security);
   }
 
   /**
@@ -501,7 +505,7 @@ public final class DimensionSpecLoader {
     return out;
   }
 
-  private static void checkKnown(JsonNode node, String prefix, Set<String> known, Path file) {
+  static void checkKnown(JsonNode node, String prefix, Set<String> known, Path file) {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!known.contains(f)) {

@@ -27,6 +27,7 @@ import java.util.Map;
  *                          changes topic allows ({@code max.message.bytes}, read at start)
  * @param storage           how to reach the table's object store (region, endpoint, path-style, timeouts); unused
  *                          for a local table
+ * @param httpSecurity      TLS and authentication of the query endpoint; default none (allowed on loopback only)
  */
 public record ServiceSettings(
     Path dataDir,
@@ -38,7 +39,8 @@ public record ServiceSettings(
     int httpPort,
     int partitions,
     int maxRecordBytes,
-    StorageSettings storage) {
+    StorageSettings storage,
+    HttpSecurity httpSecurity) {
 
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
   public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
@@ -48,11 +50,18 @@ public record ServiceSettings(
   /** {@code maxRecordBytes} meaning: take the changes topic's {@code max.message.bytes}. */
   public static final int MAX_RECORD_BYTES_FROM_TOPIC = 0;
 
-  /** Settings without a record size limit of their own (the changes topic's limit applies), for a local table. */
+  /** Settings without a record size limit of their own (the changes topic's applies), a local table and an open endpoint. */
   public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
       int compactionMaxRecords, String httpHost, int httpPort, int partitions) {
     this(dataDir, TableLocation.local(tablePath), kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, MAX_RECORD_BYTES_FROM_TOPIC, StorageSettings.defaults());
+        partitions, MAX_RECORD_BYTES_FROM_TOPIC, StorageSettings.defaults(), HttpSecurity.NONE);
+  }
+
+  /** Settings with an open query endpoint (plain HTTP, no authentication). */
+  public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions, int maxRecordBytes) {
+    this(dataDir, TableLocation.local(tablePath), kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions, maxRecordBytes, StorageSettings.defaults(), HttpSecurity.NONE);
   }
 
   public static ServiceSettings defaults(String dimension) {
@@ -81,41 +90,46 @@ public record ServiceSettings(
 
   public ServiceSettings withStorage(StorageSettings settings) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, settings);
+        partitions, maxRecordBytes, settings, httpSecurity);
   }
 
   public ServiceSettings withTablePath(TableLocation path) {
     return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, storage);
+        partitions, maxRecordBytes, storage, httpSecurity);
   }
 
   public ServiceSettings withDataDir(Path dir) {
     return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, storage);
+        partitions, maxRecordBytes, storage, httpSecurity);
   }
 
   public ServiceSettings withKafka(Map<String, String> props) {
     return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
-        httpHost, httpPort, partitions, maxRecordBytes, storage);
+        httpHost, httpPort, partitions, maxRecordBytes, storage, httpSecurity);
   }
 
   public ServiceSettings withHttpPort(int port) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
-        partitions, maxRecordBytes, storage);
+        partitions, maxRecordBytes, storage, httpSecurity);
   }
 
   public ServiceSettings withHttpHost(String host) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
-        partitions, maxRecordBytes, storage);
+        partitions, maxRecordBytes, storage, httpSecurity);
   }
 
   public ServiceSettings withCompaction(Duration interval, int maxRecords) {
     return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions,
-        maxRecordBytes, storage);
+        maxRecordBytes, storage, httpSecurity);
   }
 
   public ServiceSettings withMaxRecordBytes(int bytes) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, bytes, storage);
+        httpPort, partitions, bytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withHttpSecurity(HttpSecurity security) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, maxRecordBytes, storage, security);
   }
 }

@@ -186,12 +186,13 @@ public final class DimensionService implements AutoCloseable {
     liveQueries = new StreamsLiveQueries(spec, new TableLiveQueries(versions));
     queryServer = QueryServer.builder()
         .bind(spec.service().httpHost(), spec.service().httpPort())
+        .security(spec.service().httpSecurity())
         .dimension(new DimensionEndpoint(liveQueries, versions::commits, metrics()))
         .health(new ServiceHealth(() -> streams, compactor::current, threads))
         .build()
         .start();
-    LOG.info("Query endpoint on http://{}:{}/ (timeline page), /dimensions/{}/keys/<key>", spec.service().httpHost(),
-        queryServer.port(), spec.name());
+    LOG.info("Query endpoint on {}://{}:{}/ (timeline page), /dimensions/{}/keys/<key>", queryServer.scheme(),
+        spec.service().httpHost(), queryServer.port(), spec.name());
   }
 
   /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */

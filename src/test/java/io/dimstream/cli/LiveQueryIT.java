@@ -10,6 +10,7 @@ import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
+import io.dimstream.query.http.TestCertificates;
 import io.dimstream.query.VersionRows;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
@@ -19,6 +20,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The live query endpoint of two running instances of one dimension: every key can be asked of either
  * instance, and a key the other instance owns is answered by it (routed with Kafka Streams' key metadata).
+ * Both endpoints are secured as a cluster's would be (TLS, a bearer token and client certificates), so the
+ * forwarding between them runs under TLS with credentials.
  */
 class LiveQueryIT {
   @RegisterExtension
@@ -40,20 +44,30 @@ class LiveQueryIT {
   @TempDir
   Path dir;
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final String TOKEN = "live-query-it-token";
+
+  private TestCertificates.Identity identity;
+  private HttpClient http;
 
   private DimensionSpec spec(String instance) throws Exception {
-    return DimensionSpecLoader.load(ExampleSpec.write(dir, "customers_live", instance, dir.resolve(instance),
-        "  partitions: 4\n", ""));
+    Path file = ExampleSpec.write(dir, "customers_live", instance, dir.resolve(instance), "  partitions: 4\n", "");
+    String secured = Files.readString(file).replace("http: {port: 0}", "http: {port: 0, tls: {cert: "
+        + identity.certPem() + ", key: " + identity.keyPem() + ", client_ca: " + identity.certPem()
+        + "}, auth: {token: " + TOKEN + "}}");
+    return DimensionSpecLoader.load(Files.writeString(file, secured));
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
   void shouldAnswerEveryKeyFromEitherInstance() throws Exception {
+    identity = TestCertificates.create(dir, "instances");
+    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+        .sslContext(TestCertificates.client(identity, identity)).build();
     DimensionSpec a = spec("a");
     DimensionSpec b = spec("b");
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(a, 5).keys(40).events(800)
@@ -103,6 +117,9 @@ class LiveQueryIT {
       assertThat(get(one.httpPort(), "/dimensions/nope/keys/1").statusCode()).isEqualTo(404);
       assertThat(get(one.httpPort(), "/dimensions/customers_live/keys/1?asOf=yesterday").statusCode()).isEqualTo(400);
       assertThat(get(one.httpPort(), "/health").statusCode()).isEqualTo(200);
+      HttpResponse<String> noToken = http.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:"
+          + one.httpPort() + "/dimensions/customers_live/keys/1")).GET().build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(noToken.statusCode()).isEqualTo(401);
       String metrics = get(one.httpPort(), "/metrics").body();
       assertThat(metrics).contains("dimstream_events_in_total{dimension=\"customers_live\"}");
     }

@@ -132,7 +132,7 @@ class DimensionSpecLoaderTest {
           table_path: /tables/accounts
           kafka: {bootstrap.servers: "kafka:9092", security.protocol: SSL}
           compaction: {interval: 2m, max_records: 1000}
-          http: {host: 0.0.0.0, port: 0}
+          http: {host: 127.0.0.2, port: 0}
           partitions: 6
         """));
 
@@ -151,7 +151,7 @@ class DimensionSpecLoaderTest {
     assertThat(s.kafka()).isEqualTo(Map.of("bootstrap.servers", "kafka:9092", "security.protocol", "SSL"));
     assertThat(s.compactionInterval()).isEqualTo(Duration.ofMinutes(2));
     assertThat(s.compactionMaxRecords()).isEqualTo(1000);
-    assertThat(s.httpHost()).isEqualTo("0.0.0.0");
+    assertThat(s.httpHost()).isEqualTo("127.0.0.2");
     assertThat(s.httpPort()).isZero();
     assertThat(s.partitions()).isEqualTo(6);
   }

@@ -41,6 +41,8 @@ class SpecReferenceTest {
     check(page, "service.", "service: {not_a_key: x}\n", missing);
     check(page, "service.compaction.", "service: {compaction: {not_a_key: 1}}\n", missing);
     check(page, "service.http.", "service: {http: {not_a_key: 1}}\n", missing);
+    check(page, "service.http.tls.", "service: {http: {tls: {not_a_key: 1}}}\n", missing);
+    check(page, "service.http.auth.", "service: {http: {auth: {not_a_key: 1}}}\n", missing);
 
     assertThat(missing).as("spec keys the loader accepts that " + REFERENCE + " does not document").isEmpty();
   }

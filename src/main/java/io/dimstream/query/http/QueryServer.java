@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.config.Column;
 import io.dimstream.config.DimensionSpec;
+import io.dimstream.config.HttpSecurity;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.query.KeyText;
@@ -21,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,8 +41,11 @@ import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
@@ -61,12 +66,15 @@ import org.slf4j.LoggerFactory;
  * <p>{@code {key}} is one path segment in {@link KeyText} form, percent-encoded: {@code 42}, or
  * {@code region%3Deu%2Caccount_no%3D7} for {@code region=eu,account_no=7} (unencoded {@code =} and {@code ,} work
  * too). Errors are JSON {@code {"error": ..., "message": ...}}: 400 for a bad key, time, parameter or
- * percent-encoding (and for a request Jetty cannot parse), 404 for an unknown route, dimension or key, 405 for
+ * percent-encoding (and for a request Jetty cannot parse), 401 without the configured bearer token, 404 for an unknown route, dimension or key, 405 for
  * other methods, 431 for headers over 8 KiB, 502 when the owning instance does not answer.
  *
  * <p>Hostile clients are bounded by {@link HttpLimits}. Jetty reads requests without holding a thread while a
  * client is silent, so slow clients cost a connection each, not a worker; the JDK's {@code HttpServer} reads a
  * request head on a worker thread, and eight clients trickling headers blocked every query.
+ *
+ * <p>With {@link HttpSecurity} the endpoint speaks TLS, asks every request for the bearer token (401 without it) and
+ * client certificates for the handshake; it refuses to bind a non-loopback address without TLS and authentication.
  *
  * <p>When {@link LiveQueries#ownerOf} names another instance, a key request is forwarded there once (a forwarded
  * request is always answered locally, so a stale routing table cannot loop) and its answer relayed.
@@ -91,6 +99,9 @@ public final class QueryServer implements AutoCloseable {
   private final Server server;
   private final ServerConnector connector;
   private final Forwarder forwarder;
+  private final HttpSecurity security;
+  /** The whole expected Authorization header, or null when no token is configured. */
+  private final byte[] token;
   private final SlowRequestReaper reaper;
   private final long sweepMillis;
   private final byte[] page;
@@ -100,7 +111,10 @@ public final class QueryServer implements AutoCloseable {
     this.dimensions = Map.copyOf(b.dimensions);
     this.health = b.health;
     this.page = loadPage();
-    this.forwarder = new Forwarder(b.forwardTimeout);
+    this.security = b.security;
+    this.token = security.token() == null ? null : ("Bearer " + security.token()).getBytes(StandardCharsets.UTF_8);
+    TlsMaterial tls = security.tlsOn() ? TlsMaterial.load(security.tls()) : null;
+    this.forwarder = new Forwarder(b.forwardTimeout, tls == null ? null : tls.clientContext(), security.token());
     HttpLimits limits = b.limits;
     int maxThreads = limits.threads() + JETTY_OWN_THREADS;
     // Jetty wants an unbounded job queue (its own tasks must not be rejected); what waits is bounded by the
@@ -116,7 +130,14 @@ public final class QueryServer implements AutoCloseable {
     // let escapes that are not UTF-8 reach UrlText, whose 400 names the URL part; it rejects them just the same
     http.setUriCompliance(UriCompliance.DEFAULT.with("dimstream", UriCompliance.Violation.BAD_UTF8_ENCODING,
         UriCompliance.Violation.TRUNCATED_UTF8_ENCODING));
-    this.connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    if (tls == null) {
+      this.connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    } else {
+      // SNI host checks would refuse clients that address the instance by IP, as forwarding does
+      http.addCustomizer(new SecureRequestCustomizer(false));
+      this.connector = new ServerConnector(server, 1, 1, new SslConnectionFactory(sslFactory(tls), "http/1.1"),
+          new HttpConnectionFactory(http));
+    }
     connector.setHost(b.host);
     connector.setPort(b.port);
     connector.setIdleTimeout(limits.idleTimeout().toMillis());
@@ -139,6 +160,17 @@ public final class QueryServer implements AutoCloseable {
     connector.open();
   }
 
+  private static SslContextFactory.Server sslFactory(TlsMaterial tls) {
+    SslContextFactory.Server ssl = new SslContextFactory.Server();
+    ssl.setKeyStore(tls.identity);
+    ssl.setKeyManagerPassword(new String(tls.keyPassword));
+    if (tls.clientCas != null) {
+      ssl.setTrustStore(tls.clientCas);
+      ssl.setNeedClientAuth(true);
+    }
+    return ssl;
+  }
+
   public static Builder builder() {
     return new Builder();
   }
@@ -152,7 +184,14 @@ public final class QueryServer implements AutoCloseable {
           + e.getMessage(), e);
     }
     sweep = server.getScheduler().schedule(this::sweepAndReschedule, sweepMillis, TimeUnit.MILLISECONDS);
-    LOG.info("Query endpoint listening on http://{}:{}/ for {}", host(), port(), dimensions.keySet());
+    LOG.info("Query endpoint listening on {}://{}:{}/ for {} ({})", scheme(), host(), port(), dimensions.keySet(),
+        security.describe());
+    if (security.insecureBindAllowed() && HttpSecurity.NONE.exposureProblem(host()).isPresent()
+        && (!security.tlsOn() || !security.authenticates())) {
+      LOG.warn("The query endpoint on {} is not loopback and lacks TLS or authentication (--http-insecure-bind): "
+          + "keep its port private (a port mapping to the host's loopback, a firewall or an authenticating proxy)",
+          host());
+    }
     return this;
   }
 
@@ -173,6 +212,11 @@ public final class QueryServer implements AutoCloseable {
 
   public String host() {
     return connector.getHost();
+  }
+
+  /** {@code https} with TLS on, else {@code http}. */
+  public String scheme() {
+    return security.tlsOn() ? "https" : "http";
   }
 
   /** Stops accepting requests, ends the running ones, and frees the port. */
@@ -218,6 +262,12 @@ public final class QueryServer implements AutoCloseable {
   private void handle(Exchange ex) {
     try {
       try {
+        if (token != null && !authorized(ex.header("Authorization"))) {
+          ex.addHeader("WWW-Authenticate", "Bearer realm=\"dimstream\"");
+          sendError(ex, 401, "unauthorized", "This endpoint needs a bearer token: send 'Authorization: Bearer "
+              + "<token>' with the token of the spec's service.http.auth.");
+          return;
+        }
         if (!"GET".equals(ex.method())) {
           // HEAD too: no route is cheaper without its body, and docs/reference/http.md promises GET only
           ex.addHeader("Allow", "GET");
@@ -239,6 +289,11 @@ public final class QueryServer implements AutoCloseable {
     } catch (RuntimeException | IOException e) {
       ex.callback().failed(e);
     }
+  }
+
+  /** Compares in constant time: how long a refusal takes must not tell how much of a guess was right. */
+  private boolean authorized(String header) {
+    return header != null && MessageDigest.isEqual(token, header.getBytes(StandardCharsets.UTF_8));
   }
 
   private void route(Exchange ex) throws IOException {
@@ -462,8 +517,17 @@ public final class QueryServer implements AutoCloseable {
     private Duration forwardTimeout = Duration.ofSeconds(5);
     private final Map<String, DimensionEndpoint> dimensions = new LinkedHashMap<>();
     private Supplier<Health> health = Health::healthy;
+    private HttpSecurity security = HttpSecurity.NONE;
 
     private Builder() {}
+
+    /**
+     * TLS and authentication; default none, which {@link #build()} allows on a loopback address only.
+     */
+    public Builder security(HttpSecurity s) {
+      this.security = s;
+      return this;
+    }
 
     /** The address to bind; default 127.0.0.1:8080. Port 0 picks a free port (see {@link QueryServer#port()}). */
     public Builder bind(String bindHost, int bindPort) {
@@ -505,8 +569,13 @@ public final class QueryServer implements AutoCloseable {
      * Binds the port (not yet serving: call {@link QueryServer#start()}).
      *
      * @throws UncheckedIOException when the port cannot be bound (e.g. in use)
+     * @throws IllegalArgumentException when the address is not loopback and TLS or authentication is missing, or the
+     *     TLS material cannot be read
      */
     public QueryServer build() {
+      security.exposureProblem(host).ifPresent(problem -> {
+        throw new IllegalArgumentException("Refusing to start: " + problem + ". Fix: " + HttpSecurity.EXPOSURE_FIX);
+      });
       try {
         return new QueryServer(this);
       } catch (IOException e) {
