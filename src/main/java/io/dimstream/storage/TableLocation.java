@@ -157,4 +157,30 @@ public record TableLocation(String scheme, String bucket, String prefix) {
     }
     return scheme + "://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix);
   }
+
+  /**
+   * The store key of a file path as a Delta log writes it ({@code add}/{@code remove} paths, absolute deletion
+   * vector paths): a relative, URI-encoded path is decoded; an absolute URI must point into this location (a local
+   * table also takes a file URI elsewhere on its file system, as an absolute path). Empty when it points outside.
+   */
+  public java.util.Optional<String> keyOf(String path) {
+    URI uri;
+    try {
+      uri = new URI(path);
+    } catch (URISyntaxException e) {
+      return java.util.Optional.of(path);
+    }
+    if (!uri.isAbsolute()) {
+      return java.util.Optional.of(uri.getPath());
+    }
+    if (isLocal() && "file".equals(uri.getScheme())) {
+      Path file = Path.of(uri).normalize();
+      Path dir = localPath();
+      return java.util.Optional.of(
+          file.startsWith(dir) ? dir.relativize(file).toString().replace('\\', '/') : file.toString());
+    }
+    String base = this + "/";
+    String whole = uri.getScheme() + "://" + uri.getAuthority() + uri.getPath();
+    return whole.startsWith(base) ? java.util.Optional.of(whole.substring(base.length())) : java.util.Optional.empty();
+  }
 }

@@ -3,7 +3,7 @@ package io.dimstream.table.internal.dv;
 import java.net.URI;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.table.internal.files.DataFiles;
+import io.dimstream.table.TableException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -92,8 +92,11 @@ public record DeletionVectorDescriptor(String storageType, String pathOrInlineDv
   /** The store key of the file that holds this DV. */
   public String key(ObjectStore store) {
     if (ON_DISK_ABSOLUTE.equals(storageType)) {
-      return DataFiles.key(store, pathOrInlineDv.contains(":") ? pathOrInlineDv
-          : Path.of(pathOrInlineDv).toUri().toString());
+      String uri = pathOrInlineDv.contains(":") ? pathOrInlineDv : Path.of(pathOrInlineDv).toUri().toString();
+      return store.location().keyOf(uri).orElseThrow(() -> new TableException(store.location()
+          + ": the log names the deletion vector file " + pathOrInlineDv + ", outside the table; dimstream reads an "
+          + "object store table's files only under its own location. Fix: rewrite the table (backfill from its "
+          + "rows) so that its files are under " + store.location() + "."));
     }
     if (!ON_DISK_RELATIVE.equals(storageType)) {
       throw new IllegalStateException("an inline deletion vector has no file");

@@ -3,15 +3,12 @@ package io.dimstream.table.internal.files;
 import io.dimstream.model.Version;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.storage.TableLocation;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -40,27 +37,7 @@ public final class DataFiles {
    * @throws io.dimstream.table.TableException when an absolute URI points outside an object store table
    */
   public static String key(ObjectStore store, String path) {
-    URI uri;
-    try {
-      uri = new URI(path);
-    } catch (URISyntaxException e) {
-      return path;
-    }
-    if (!uri.isAbsolute()) {
-      return uri.getPath();
-    }
-    TableLocation root = store.location();
-    if (root.isLocal() && "file".equals(uri.getScheme())) {
-      Path file = Path.of(uri).normalize();
-      Path dir = root.localPath();
-      return file.startsWith(dir) ? dir.relativize(file).toString().replace('\\', '/') : file.toString();
-    }
-    String base = root + "/";
-    String whole = uri.getScheme() + "://" + uri.getAuthority() + uri.getPath();
-    if (whole.startsWith(base)) {
-      return whole.substring(base.length());
-    }
-    throw TableErrors.fileOutsideTable(root, path);
+    return store.location().keyOf(path).orElseThrow(() -> TableErrors.fileOutsideTable(store.location(), path));
   }
 
   /** The local file of an {@code add}/{@code remove} path of a table in the local directory {@code root}. */
