@@ -153,6 +153,14 @@ public final class KernelReader {
   }
 
   private static List<Version> read(io.delta.kernel.Snapshot snapshot, DimensionSpec spec) {
+    return versions(rows(snapshot), spec);
+  }
+
+  /**
+   * Table rows (column name to value: timestamps as {@link Instant}, dates as {@link LocalDate}) as versions of
+   * {@code spec}; throws when a row's is_current disagrees with its valid_to.
+   */
+  public static List<Version> versions(List<Map<String, Object>> rows, DimensionSpec spec) {
     List<Version> out = new ArrayList<>();
     List<String> from = new ArrayList<>();
     from.add(spec.output().validFrom());
@@ -161,7 +169,7 @@ public final class KernelReader {
     to.add(spec.output().validTo());
     to.addAll(spec.extraValidToColumns());
     List<Column> seq = spec.sequenceColumns();
-    for (Map<String, Object> m : rows(snapshot)) {
+    for (Map<String, Object> m : rows) {
       List<Object> key = new ArrayList<>();
       spec.keyColumns().forEach(c -> key.add(m.get(c.name())));
       List<Object> attrs = new ArrayList<>();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.List;
 
 /**
@@ -30,7 +31,9 @@ public final class PreviousRelease {
       if (!lines.contains(PROTOCOL)) {
         throw new IllegalStateException(zero + " has no protocol line");
       }
+      FileTime committed = Files.getLastModifiedTime(zero); // the commit time Delta readers take
       Files.write(zero, lines);
+      Files.setLastModifiedTime(zero, committed);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.commit;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.CommitInfo;
@@ -42,7 +43,7 @@ public final class ProtocolRepair {
     LogReplay.checkWritable(writer.root(), next);
     long now = writer.timestampAfter(s);
     List<Action> actions = List.of(
-        CommitInfo.of(now, "UPGRADE PROTOCOL", Map.of("newProtocol", ActionCodec.toJson(next)), Map.of(), s.version,
+        CommitInfo.of(now, "UPGRADE PROTOCOL", Map.of("newProtocol", protocolText(next)), Map.of(), s.version,
             1),
         next);
     writer.write(s.version + 1, actions, now, List.of(), s);
@@ -52,5 +53,14 @@ public final class ProtocolRepair {
         next.writerFeatures() == null ? "" : " with reader features " + next.readerFeatureList()
             + " and writer features " + next.writerFeatureList());
     return missing;
+  }
+
+  /** The protocol as Delta Spark's UPGRADE PROTOCOL commit records it: the action's fields, without the wrapper. */
+  private static String protocolText(Protocol p) {
+    try {
+      return ActionCodec.JSON.readTree(ActionCodec.toJson(p)).get("protocol").toString();
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot re-read the protocol action just written", e);
+    }
   }
 }

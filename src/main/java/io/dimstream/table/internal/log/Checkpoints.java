@@ -240,7 +240,12 @@ public final class Checkpoints {
       return null;
     }
     List<String> out = new ArrayList<>(c.size());
-    c.forEach(x -> out.add(String.valueOf(x)));
+    for (Object x : c) {
+      // Spark writes Parquet's three-level lists (a repeated group holding one 'element'), which parquet-avro reads
+      // as records of that one field; ours are two-level and read as the strings themselves
+      Object value = x instanceof GenericRecord r && r.getSchema().getFields().size() == 1 ? r.get(0) : x;
+      out.add(String.valueOf(value));
+    }
     return out;
   }
 

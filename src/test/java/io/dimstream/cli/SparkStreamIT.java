@@ -1,0 +1,144 @@
+package io.dimstream.cli;
+
+import static io.dimstream.interop.SparkChecks.assertReads;
+import static io.dimstream.interop.SparkChecks.delta;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.broker.BrokerExtension;
+import io.dimstream.codec.VersionJson;
+import io.dimstream.compactor.Compactor;
+import io.dimstream.config.DimensionSpec;
+import io.dimstream.history.Scd2Fold;
+import io.dimstream.interop.SparkProcess;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Version;
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
+import io.dimstream.service.TableSinkAdapter;
+import io.dimstream.table.CommitSummary;
+import io.dimstream.table.DeltaTable;
+import io.dimstream.testkit.ChangeStreams;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The table {@code run} writes, read by Spark 4.0 + Delta 4.0: two compactors committing many times with deletion
+ * vectors, background compaction and checkpoints, equal to the reference fold; then Spark writes the table (OPTIMIZE,
+ * UPDATE and DELETE of current rows, VACUUM, its own checkpoint) and dimstream opens it from Spark's checkpoint.
+ */
+class SparkStreamIT {
+  @RegisterExtension
+  static final BrokerExtension KAFKA = new BrokerExtension();
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void shouldBeReadBySparkWhileCompactorsCommitAndKeepCommittingAfterSparkWrites() throws Exception {
+    DimensionSpec spec = ExampleSpec.customers(dir, "customers_spark_run", "  partitions: 2\n",
+        "output: {table_properties: {delta.checkpointInterval: \"4\"}}\n");
+    ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 77L).keys(200).events(2_400).sameSequence(0)
+        .late(0.05).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
+    List<ChangeEvent> events = stream.events();
+    List<String> lines = stream.jsonLines();
+    int half = 1_200;
+    Path table = spec.service().tablePath();
+
+    runService(spec, lines.subList(0, half), true);
+
+    List<Version> firstHalf = Scd2Fold.fold(spec, events.subList(0, half));
+    DeltaTable ours = DeltaTable.open(table);
+    List<CommitSummary> history = ours.history();
+    assertThat(history.stream().filter(c -> c.operation().equals("MERGE")).count()).as("many commits")
+        .isGreaterThanOrEqualTo(6);
+    try (Stream<Path> log = Files.list(table.resolve("_delta_log"))) {
+      assertThat(log.map(p -> p.getFileName().toString())).as("a checkpoint")
+          .anyMatch(n -> n.endsWith(".checkpoint.parquet"));
+    }
+    try (Stream<Path> log = Files.list(table.resolve("_delta_log"))) {
+      assertThat(log.filter(p -> p.toString().endsWith(".json"))).as("commits that mark rows with deletion vectors")
+          .anyMatch(p -> read(p).contains("\"deletionVector\":{\"storageType\""));
+    }
+    long beforeSpark = ours.latest().version();
+    assertReads(table, spec, firstHalf, beforeSpark / 2);
+
+    // Spark writes: a current row updated, a key deleted, files compacted and vacuumed, a checkpoint of its own.
+    Version updated = firstHalf.stream().filter(Version::isCurrent).findFirst().orElseThrow();
+    BusinessKey deleted = firstHalf.stream().filter(Version::isCurrent).map(Version::key)
+        .filter(k -> !k.equals(updated.key())).findFirst().orElseThrow();
+    SparkProcess spark = SparkProcess.shared();
+    String name = delta(table);
+    spark.sql("UPDATE " + name + " SET email = 'spark@example.com' WHERE customer_id = "
+        + updated.key().values().get(0) + " AND is_current");
+    spark.sql("DELETE FROM " + name + " WHERE customer_id = " + deleted.values().get(0));
+    spark.sql("OPTIMIZE " + name);
+    spark.sql("VACUUM " + name + " RETAIN 0 HOURS");
+    try (Stream<Path> log = Files.list(table.resolve("_delta_log"))) {
+      assertThat(log.map(p -> p.getFileName().toString())).as("Spark's checkpoint")
+          .anyMatch(n -> n.endsWith(".checkpoint.parquet")
+              && Long.parseLong(n.substring(0, 20)) > beforeSpark);
+    }
+
+    // dimstream opens the table Spark wrote, from Spark's checkpoint
+    assertThat(DeltaTable.open(table).latest().version()).isGreaterThan(beforeSpark);
+  }
+
+  /** Runs the service (and, with {@code extraCompactor}, a second compactor) until {@code lines} reach the table. */
+  private void runService(DimensionSpec spec, List<String> lines, boolean extraCompactor) throws Exception {
+    Compactor second = null;
+    Thread thread = null;
+    try (DimensionService service = DimensionService.start(spec, KAFKA.bootstrapServers())) {
+      if (extraCompactor) {
+        second = new Compactor(spec, spec.service().tablePath(), TableSinkAdapter.openOrCreate(spec),
+            new VersionJson(spec)::decodeChange, service.kafka(), "second:/b", Clock.systemUTC());
+        thread = new Thread(second, "second-compactor");
+        thread.start();
+      }
+      for (int from = 0; from < lines.size(); from += 200) {
+        Path file = dir.resolve("batch-" + System.nanoTime() + ".jsonl");
+        Files.write(file, lines.subList(from, Math.min(lines.size(), from + 200)), StandardCharsets.UTF_8);
+        Compactor other = second;
+        long commits = commits(service, other);
+        ProduceCommand.produce(spec, file, service.kafka());
+        CatchUp.await(() -> commits(service, other) > commits, Duration.ofSeconds(30));
+      }
+      TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+      assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
+          && CatchUp.tableCaughtUp(service.kafka(), spec, view), Duration.ofMinutes(3)))
+          .as("the table caught up").isTrue();
+      assertThat(service.compactor().failure()).isNull();
+    } finally {
+      if (second != null) {
+        second.stop(Duration.ofSeconds(30));
+        thread.join(30_000);
+        assertThat(second.failure()).isNull();
+      }
+    }
+  }
+
+  /** Commits of the service's compactor (none before its first attempt started) and of {@code second}. */
+  private static long commits(DimensionService service, Compactor second) {
+    Compactor own = service.compactor();
+    return (own == null ? 0 : own.commits()) + (second == null ? 0 : second.commits());
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
