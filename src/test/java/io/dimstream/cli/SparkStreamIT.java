@@ -54,7 +54,7 @@ class SparkStreamIT {
     List<ChangeEvent> events = stream.events();
     List<String> lines = stream.jsonLines();
     int half = 1_200;
-    Path table = spec.service().tablePath();
+    Path table = spec.service().tablePath().localPath();
 
     runService(spec, lines.subList(0, half), true);
 
@@ -101,7 +101,8 @@ class SparkStreamIT {
     Thread thread = null;
     try (DimensionService service = DimensionService.start(spec, KAFKA.bootstrapServers())) {
       if (extraCompactor) {
-        second = new Compactor(spec, spec.service().tablePath(), TableSinkAdapter.openOrCreate(spec),
+        second = new Compactor(spec, new io.dimstream.storage.LocalStore(spec.service().tablePath().localPath()),
+            TableSinkAdapter.openOrCreate(spec),
             new VersionJson(spec)::decodeChange, service.kafka(), "second:/b", Clock.systemUTC());
         thread = new Thread(second, "second-compactor");
         thread.start();

@@ -3,6 +3,7 @@ package io.dimstream.table.internal.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import io.dimstream.storage.ObjectInfo;
 import java.util.List;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.example.data.Group;
@@ -64,7 +65,8 @@ class SparkCheckpointListsTest {
       w.write(metadata);
     }
 
-    TableState s = Checkpoints.read(List.of(file)).build(10, 0);
+    TableState s = Checkpoints.read(new DeltaLog(dir),
+        List.of(new ObjectInfo(file.getFileName().toString(), java.nio.file.Files.size(file), 0))).build(10, 0);
 
     assertThat(s.protocol.readerFeatures()).containsExactly("deletionVectors");
     assertThat(s.protocol.writerFeatures()).containsExactly("deletionVectors", "invariants", "appendOnly");
