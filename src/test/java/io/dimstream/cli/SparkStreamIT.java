@@ -46,7 +46,7 @@ class SparkStreamIT {
   Path dir;
 
   @Test
-  void shouldBeReadBySparkWhileCompactorsCommitAndKeepCommittingAfterSparkWrites() throws Exception {
+  void shouldBeReadBySparkWhileCompactorsCommitAndOpenTheTableAfterSparkWrites() throws Exception {
     DimensionSpec spec = ExampleSpec.customers(dir, "customers_spark_run", "  partitions: 2\n",
         "output: {table_properties: {delta.checkpointInterval: \"4\"}}\n");
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 77L).keys(200).events(2_400).sameSequence(0)
