@@ -291,11 +291,13 @@ public final class Compactor implements Runnable, AutoCloseable {
 
   private void commit(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
     // Another writer that applied any of these records means this compactor's position is stale.
+    List<String> appIds = new ArrayList<>();
+    batch.firstOffsets().keySet().forEach(p -> appIds.add(VersionBatch.appId(spec.name(), p)));
+    Map<String, Long> recordedByAppId = table.txnVersions(appIds);
     for (Map.Entry<Integer, Long> first : batch.firstOffsets().entrySet()) {
-      OptionalLong recorded = table.txnVersion(VersionBatch.appId(spec.name(), first.getKey()));
-      if (recorded.isPresent() && recorded.getAsLong() >= first.getValue()) {
-        throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(),
-            recorded.getAsLong());
+      Long recorded = recordedByAppId.get(VersionBatch.appId(spec.name(), first.getKey()));
+      if (recorded != null && recorded >= first.getValue()) {
+        throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(), recorded);
       }
     }
     long started = System.nanoTime();
