@@ -1,6 +1,6 @@
 package io.dimstream.enrich;
 
-import io.dimstream.config.SpecException;
+import io.dimstream.spec.SpecException;
 import java.nio.file.Path;
 
 /** Builds every error of an enrichment spec: what is wrong, where (file and field), and how to fix it. */

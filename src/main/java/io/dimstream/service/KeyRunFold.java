@@ -1,7 +1,6 @@
 package io.dimstream.service;
 
 import io.dimstream.change.ChangeDecoder;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.change.RejectReason;
 import io.dimstream.expr.ExpressionException;
 import io.dimstream.expr.SpecExpressions;
@@ -14,6 +13,7 @@ import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionsById;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.topology.Scd2Step;
 import java.util.ArrayList;
 import java.util.Comparator;

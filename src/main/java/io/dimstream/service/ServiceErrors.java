@@ -16,13 +16,13 @@ final class ServiceErrors {
     return new ServiceException("Reading " + topic + " to its end took over 2 minutes; is the broker up?");
   }
 
-  static ServiceException snapshotCompositeSequence(io.dimstream.config.DimensionSpec spec) {
+  static ServiceException snapshotCompositeSequence(io.dimstream.spec.DimensionSpec spec) {
     return new ServiceException("Cannot apply a snapshot to " + spec.name() + ": its sequence " + spec.sequence()
         + " has several columns, and a snapshot's --at gives one value. Fix: apply the snapshot as change events "
         + "with `dimstream produce`, or use a spec with a single sequence column");
   }
 
-  static ServiceException snapshotBadAt(String at, io.dimstream.config.Column column, String why) {
+  static ServiceException snapshotBadAt(String at, io.dimstream.types.Column column, String why) {
     return new ServiceException("--at '" + at + "' is not a value of the sequence column '" + column.name() + "' ("
         + column.type() + "): " + why + ". Fix: give e.g. 2026-03-01T00:00:00Z for a timestamp, 2026-03-01 for a "
         + "date, or a number for a long sequence");
@@ -48,7 +48,7 @@ final class ServiceErrors {
         + "Fix: apply snapshots in order, each with an --at after the table's newest change");
   }
 
-  static ServiceException changesPartitionsChanged(io.dimstream.config.DimensionSpec spec, String applicationId,
+  static ServiceException changesPartitionsChanged(io.dimstream.spec.DimensionSpec spec, String applicationId,
       int now, int builtFor, String changelog) {
     return new ServiceException("The changes topic " + spec.topics().changes() + " has " + now + " partitions, but "
         + "the state of dimension " + spec.name() + " (Kafka Streams application " + applicationId + ", changelog "

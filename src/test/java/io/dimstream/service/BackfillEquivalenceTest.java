@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.topology.TopologyRunner;
 import java.nio.charset.StandardCharsets;
@@ -17,14 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Holds the batch backfill equal to the streaming path: the same generated stream (late, duplicate, same-sequence,

@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionsById;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;

@@ -2,9 +2,9 @@ package io.dimstream.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.testkit.DimensionTestDriver;
 import io.dimstream.topology.TopologyRunner;
 import java.io.IOException;

@@ -7,12 +7,12 @@ import static org.quicktheories.generators.SourceDSL.lists;
 
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.expr.SpecExpressions;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.topology.TopologyRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
