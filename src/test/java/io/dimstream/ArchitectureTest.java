@@ -66,7 +66,8 @@ class ArchitectureTest {
     noClasses().that().resideInAPackage("io.dimstream.history..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.codec..", "io.dimstream.table..",
             "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
-            "io.dimstream.service..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..")
+            "io.dimstream.service..", "io.dimstream.batch..", "io.dimstream.broker..", "io.dimstream.cli..",
+            "io.dimstream.testkit..")
         .check(main);
   }
 
@@ -75,7 +76,7 @@ class ArchitectureTest {
     noClasses().that().resideInAPackage("io.dimstream.table..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.history..", "io.dimstream.codec..",
             "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
-            "io.dimstream.service..", "io.dimstream.cli..")
+            "io.dimstream.service..", "io.dimstream.batch..", "io.dimstream.cli..")
         .check(main);
   }
 
@@ -83,7 +84,16 @@ class ArchitectureTest {
   void shouldKeepTheCompactorIndependentOfTheTopology() {
     noClasses().that().resideInAPackage("io.dimstream.compactor..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.topology..", "io.dimstream.service..",
-            "io.dimstream.cli..")
+            "io.dimstream.batch..", "io.dimstream.cli..")
+        .check(main);
+  }
+
+  @Test
+  void shouldKeepTheOfflineLoadsAboveTheTableAndBesideTheService() {
+    // backfill and snapshot apply fold with the topology's step and write the table, without a running service
+    noClasses().that().resideInAPackage("io.dimstream.batch..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.service..", "io.dimstream.compactor..",
+            "io.dimstream.query..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..")
         .check(main);
   }
 
@@ -113,8 +123,8 @@ class ArchitectureTest {
     noClasses().that().resideInAPackage("io.dimstream.expr..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.codec..", "io.dimstream.table..",
             "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
-            "io.dimstream.service..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..",
-            "org.apache.kafka..")
+            "io.dimstream.service..", "io.dimstream.batch..", "io.dimstream.broker..", "io.dimstream.cli..",
+            "io.dimstream.testkit..", "org.apache.kafka..")
         .check(main);
   }
 

@@ -1,7 +1,7 @@
 package io.dimstream.cli;
 
-import io.dimstream.service.Backfill;
-import io.dimstream.service.SnapshotApply;
+import io.dimstream.batch.Backfill;
+import io.dimstream.batch.SnapshotApply;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.ObjectStores;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
-import io.dimstream.service.BlankLines;
+import io.dimstream.batch.BlankLines;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.InputFormat;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dimstream.batch.Backfill;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;

@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 /**
  * A record the backfill rejects, with its line so dead letters are written in input order; {@code value} is null

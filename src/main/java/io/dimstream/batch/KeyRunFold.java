@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.RejectReason;

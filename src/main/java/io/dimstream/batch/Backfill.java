@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dimstream.change.ChangeDecoder;

@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 import io.dimstream.change.Decoded;
 import io.dimstream.model.BusinessKey;

@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 import io.dimstream.codec.ByteWriter;
 import io.dimstream.codec.StateBinary;

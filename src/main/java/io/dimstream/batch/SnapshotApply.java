@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -43,7 +43,7 @@ public final class SnapshotApply {
 
   public SnapshotApply(DimensionSpec spec) {
     if (spec.sequence().size() != 1) {
-      throw ServiceErrors.snapshotCompositeSequence(spec);
+      throw BatchErrors.snapshotCompositeSequence(spec);
     }
     this.spec = spec;
     this.decoder = new JsonChangeDecoder(spec); // a snapshot is plain rows, whatever the changes topic's format
@@ -56,7 +56,7 @@ public final class SnapshotApply {
   /**
    * @param rows  the snapshot's rows, one JSON object each; a row without the sequence column gets {@code at}
    * @param at    the snapshot's sequence as the spec writes it (ISO-8601 timestamp, date, or number)
-   * @throws ServiceException when a row is rejected (naming the line and reason), when {@code at} cannot be read
+   * @throws BatchException when a row is rejected (naming the line and reason), when {@code at} cannot be read
    *     as the sequence, or when the table holds data at or after the snapshot's sequence
    */
   public Result apply(DeltaTable table, Iterator<Backfill.Input> rows, String source, String at) {
@@ -67,7 +67,7 @@ public final class SnapshotApply {
       atSeq = Sequence.of(ColumnValues.sequenceLong(ColumnValues.fromJson(atNode, seqColumn.type()),
           seqColumn.type()));
     } catch (RuntimeException e) {
-      throw ServiceErrors.snapshotBadAt(at, seqColumn, e.getMessage());
+      throw BatchErrors.snapshotBadAt(at, seqColumn, e.getMessage());
     }
     table.evolve(spec); // refuses a table of another key, sequence or history mode
     Snapshot snap = table.latest();
@@ -89,15 +89,15 @@ public final class SnapshotApply {
       Decoded d = decoder.decode(null, withSequence(in, seqColumn.name(), atNode), -1);
       if (!(d instanceof Decoded.Accepted a)) {
         Decoded.Rejected r = d instanceof Decoded.Rejected x ? x : new Decoded.Rejected("skipped", "not a row");
-        throw ServiceErrors.snapshotRowRejected(source, in.line(), r.reason(), r.detail());
+        throw BatchErrors.snapshotRowRejected(source, in.line(), r.reason(), r.detail());
       }
       ChangeEvent e = a.event();
       if (e.delete()) {
-        throw ServiceErrors.snapshotRowRejected(source, in.line(), "delete",
+        throw BatchErrors.snapshotRowRejected(source, in.line(), "delete",
             "a snapshot lists the rows that exist; a key it leaves out is deleted");
       }
       if (newest != null && !e.sequence().isAfter(newest)) {
-        throw ServiceErrors.snapshotNotNewer(table.path(), source, in.line(), text(e.sequence()), text(newest));
+        throw BatchErrors.snapshotNotNewer(table.path(), source, in.line(), text(e.sequence()), text(newest));
       }
       // as for a change: skip_when leaves the row out (so its key is closed at --at, as if the row were not in the
       // file), delete.when makes it a delete at its sequence, derive fills the upsert in the fold
@@ -105,19 +105,19 @@ public final class SnapshotApply {
       try {
         admitted = expressions.admit(e);
       } catch (ExpressionException x) {
-        throw ServiceErrors.snapshotRowRejected(source, in.line(), RejectReason.EXPRESSION_ERROR, x.getMessage());
+        throw BatchErrors.snapshotRowRejected(source, in.line(), RejectReason.EXPRESSION_ERROR, x.getMessage());
       }
       admitted.ifPresent(events::add);
     }
     if (newest != null && !atSeq.isAfter(newest)) {
-      throw ServiceErrors.snapshotNotNewer(table.path(), source, 0, text(atSeq), text(newest));
+      throw BatchErrors.snapshotNotNewer(table.path(), source, 0, text(atSeq), text(newest));
     }
     List<VersionChange> changes;
     try {
       changes = new SnapshotDiff(spec, expressions.derivation()).diff(latest, events, atSeq);
     } catch (ExpressionException x) {
       // derive runs in the fold: the failing row is the one at the sequence the expression failed on
-      throw ServiceErrors.snapshotRowFailed(source, RejectReason.EXPRESSION_ERROR, x.getMessage());
+      throw BatchErrors.snapshotRowFailed(source, RejectReason.EXPRESSION_ERROR, x.getMessage());
     }
     java.util.Set<BusinessKey> carried = new java.util.HashSet<>();
     events.forEach(e -> carried.add(e.key()));

@@ -1,4 +1,4 @@
-package io.dimstream.service;
+package io.dimstream.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
