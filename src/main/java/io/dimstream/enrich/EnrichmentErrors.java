@@ -12,11 +12,6 @@ final class EnrichmentErrors {
     return new SpecException(where + ": field '" + field + "': " + problem + ". Fix: " + fix);
   }
 
-  static SpecException unreadable(Path file, Exception cause) {
-    return new SpecException(file + ": cannot read the enrichment spec: " + cause.getMessage()
-        + ". Fix: check that the file exists and is valid YAML");
-  }
-
   static SpecException dimensionUnusable(Path file, Path dimensionFile, String why) {
     return invalid(file, "dimension", "the dimension spec " + dimensionFile + " cannot be used: " + why,
         "give the path of the dimension's spec file, relative to this file, and fix the error it reports");

@@ -15,7 +15,7 @@ final class HttpSecuritySection {
     String token = null;
     if (http.has("auth")) {
       JsonNode auth = http.get("auth");
-      DimensionSpecLoader.checkKnown(auth, "service.http.auth", Set.of("token", "token_env"), file);
+      SpecNodes.checkKnown(auth, "service.http.auth", Set.of("token", "token_env"), file);
       token = secret(auth, "token", "service.http.auth", file, env);
       if (token == null) {
         throw SpecErrors.invalid(file, "service.http.auth", "no token given",
@@ -26,7 +26,7 @@ final class HttpSecuritySection {
   }
 
   private static HttpSecurity.Tls tls(JsonNode node, Path file, UnaryOperator<String> env) {
-    DimensionSpecLoader.checkKnown(node, "service.http.tls",
+    SpecNodes.checkKnown(node, "service.http.tls",
         Set.of("cert", "key", "keystore", "password", "password_env", "client_ca"), file);
     Path cert = path(node, "cert", file);
     Path key = path(node, "key", file);

@@ -17,8 +17,4 @@ final class SpecErrors {
         "declare it under 'columns' or use one of " + declared);
   }
 
-  static SpecException unreadable(Path file, Exception cause) {
-    return new SpecException(file + ": cannot read the dimension spec: " + cause.getMessage()
-        + ". Fix: check that the file exists and is valid YAML");
-  }
 }
