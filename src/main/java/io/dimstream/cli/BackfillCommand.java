@@ -1,8 +1,8 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.InputFormat;
-import io.dimstream.service.Backfill;
+import io.dimstream.batch.Backfill;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.InputFormat;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.ObjectStores;
 import io.dimstream.storage.TableLocation;

@@ -1,10 +1,10 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.TopicReader;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import java.io.IOException;
 import java.io.PrintStream;

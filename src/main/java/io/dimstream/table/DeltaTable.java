@@ -1,7 +1,10 @@
 package io.dimstream.table;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.TableLocation;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.TableFeatures;
@@ -27,9 +30,6 @@ import io.dimstream.table.internal.maintenance.Checkpointer;
 import io.dimstream.table.internal.maintenance.DeletionVectorCompaction;
 import io.dimstream.table.internal.maintenance.Optimizer;
 import io.dimstream.table.internal.maintenance.Vacuum;
-import io.dimstream.storage.LocalStore;
-import io.dimstream.storage.ObjectStore;
-import io.dimstream.storage.TableLocation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
