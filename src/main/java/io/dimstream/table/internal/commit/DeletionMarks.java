@@ -1,7 +1,7 @@
 package io.dimstream.table.internal.commit;
 
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.table.internal.files.Uploads;
+import io.dimstream.storage.Uploads;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -14,7 +14,7 @@ import io.dimstream.table.internal.files.FileOwner;
 import io.dimstream.table.internal.files.IdentitySort;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
-import io.dimstream.table.internal.files.Uploads;
+import io.dimstream.storage.Uploads;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import io.dimstream.table.internal.index.ClosedFileFilters;

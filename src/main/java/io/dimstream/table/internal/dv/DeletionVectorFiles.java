@@ -5,7 +5,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.table.internal.files.Uploads;
+import io.dimstream.storage.Uploads;
 import io.dimstream.storage.RangeReader;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package io.dimstream.table.internal.files;
 import io.dimstream.model.Version;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.Uploads;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;

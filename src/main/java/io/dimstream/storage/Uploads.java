@@ -1,6 +1,5 @@
-package io.dimstream.table.internal.files;
+package io.dimstream.storage;
 
-import io.dimstream.storage.ObjectStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
