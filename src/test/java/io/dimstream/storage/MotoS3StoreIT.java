@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link S3Store} against a second, independent S3 implementation: moto's server (Python), run as a process. The
  * store's contract, and conditional creates: moto answers a create of a taken key with 412 PreconditionFailed, as S3
- * does, and of writers racing for one key exactly one wins.
+ * does, but its check is not atomic against a concurrent create.
  */
 class MotoS3StoreIT {
   static MotoServer moto;
@@ -113,8 +113,14 @@ class MotoS3StoreIT {
     assertThat(store.list("_delta_log/", String.format("_delta_log/%020d.json", 1_000))).hasSize(49);
   }
 
+  /**
+   * moto checks {@code If-None-Match} and then writes, without a lock between the two: of writers racing for one key
+   * more than one may be answered 200, and the object holds the bytes of the last of them. So on moto a commit race
+   * can lose a commit that was answered as committed; the tables' race tests run on s3proxy, whose check is atomic.
+   * What holds on moto too: someone wins, and the object is one writer's bytes whole.
+   */
   @Test
-  void shouldLetExactlyOneOfManyWritersCreateTheSameKey() throws Exception {
+  void shouldLetAtLeastOneOfManyRacingWritersWinWithOneWritersBytesWhole() throws Exception {
     moto.createBucket("race");
     int writers = 6;
     List<ObjectStore> stores = new ArrayList<>();
@@ -135,16 +141,17 @@ class MotoS3StoreIT {
             return s.putIfAbsent(key, content, 0);
           }));
         }
-        int winners = 0;
-        int winner = -1;
+        List<byte[]> winners = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
           if (won.get(i).get()) {
-            winners++;
-            winner = i;
+            winners.add(utf8("writer " + i));
           }
         }
-        assertThat(winners).as("round %d", round).isEqualTo(1);
-        assertThat(stores.get(0).read(key)).as("the object is the winner's").isEqualTo(utf8("writer " + winner));
+        assertThat(winners).as("round %d", round).isNotEmpty();
+        byte[] stored = stores.get(0).read(key);
+        assertThat(winners).as("the object is a winner's bytes").anySatisfy(w -> assertThat(w).isEqualTo(stored));
+        assertThat(stores.get(1).putIfAbsent(key, utf8("late writer"), 0)).as("a create after the race is refused")
+            .isFalse();
       }
     } finally {
       pool.shutdownNow();
