@@ -7,6 +7,7 @@ import io.dimstream.model.VersionChange;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,6 +38,11 @@ public final class Enricher {
   private static final byte[] WATERMARK = {'w'};
   private static final byte FACT = 'f';
   private static final byte WAITING = 'q';
+  /**
+   * How many keys' decoded versions are kept in memory: every fact reads its key's versions, and decoding them from
+   * the store was the largest part of a fact's cost after writing it out.
+   */
+  private static final int CACHED_KEYS = 10_000;
 
   private final EnrichmentSpec spec;
   private final FactShape shape;
@@ -48,6 +54,14 @@ public final class Enricher {
   private final long horizon;
   private final long graceMillis;
   private final boolean showsVersion;
+
+  /** Decoded versions of recently used keys, as the store holds them (the store is written only here). */
+  private final Map<ByteBuffer, EnrichmentState.KeyVersions> cache = new LinkedHashMap<>(256, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<ByteBuffer, EnrichmentState.KeyVersions> eldest) {
+      return size() > CACHED_KEYS;
+    }
+  };
 
   private boolean started;
   private long watermark = Long.MIN_VALUE;
@@ -102,7 +116,9 @@ public final class Enricher {
         newest = Math.max(newest, v.validTo().first());
       }
     }
-    versions.put(key(VERSIONS, kb), state.encode(new EnrichmentState.KeyVersions(newest, list)));
+    EnrichmentState.KeyVersions updated = new EnrichmentState.KeyVersions(newest, list);
+    versions.put(key(VERSIONS, kb), state.encode(updated));
+    cache.put(ByteBuffer.wrap(kb), updated);
     if (lo < hi) {
       markPending(kb, lo, hi);
     }
@@ -110,7 +126,9 @@ public final class Enricher {
     if (newest > watermark) {
       watermark = newest;
       versions.put(WATERMARK, ByteBuffer.allocate(8).putLong(watermark).array());
-      releaseUpTo(watermark, out);
+      if (graceMillis > 0) { // without grace no fact ever waits
+        releaseUpTo(watermark, out);
+      }
     }
   }
 
@@ -319,7 +337,13 @@ public final class Enricher {
   }
 
   private EnrichmentState.KeyVersions keyVersions(byte[] kb, BusinessKey key) {
-    return state.decodeVersions(key, versions.get(key(VERSIONS, kb)));
+    ByteBuffer k = ByteBuffer.wrap(kb);
+    EnrichmentState.KeyVersions kv = cache.get(k);
+    if (kv == null) {
+      kv = state.decodeVersions(key, versions.get(key(VERSIONS, kb)));
+      cache.put(k, kv);
+    }
+    return kv;
   }
 
   private static int indexOf(List<Version> list, VersionChange change) {
