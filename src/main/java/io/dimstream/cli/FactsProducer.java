@@ -1,12 +1,20 @@
 package io.dimstream.cli;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.dimstream.config.InputFormat;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.FactDecoder;
 import io.dimstream.enrich.FactShape;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,8 +23,15 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** Sends a JSON-lines file of facts to an enrichment's facts topic, each line as it is (a bad one reaches the dead-letter topic). */
+/**
+ * Sends a JSON-lines file of facts to an enrichment's facts topic: each line as it is (a bad one reaches the
+ * dead-letter topic), or, with {@code facts.format: avro}, each line written as Avro with the facts' schema
+ * ({@link EnrichmentSpec#factsAvroSchema()}); a line that cannot be written so stops it before anything is sent.
+ */
 final class FactsProducer {
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+
   private FactsProducer() {}
 
   /** Sends every non-blank line, keyed by its fact key when it reads as a fact; returns the count once all are acknowledged. */
@@ -30,17 +45,32 @@ final class FactsProducer {
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     FactDecoder decoder = new FactDecoder(spec);
     FactShape shape = new FactShape(spec);
-    AtomicReference<Exception> failed = new AtomicReference<>();
-    long sent = 0;
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
-        BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      for (String line = lines.readLine(); line != null && failed.get() == null; line = lines.readLine()) {
+    AvroLineEncoder avro = spec.facts().format() == InputFormat.AVRO
+        ? new AvroLineEncoder(spec.factsAvroSchema(), spec.facts()::column) : null;
+    // read (and for Avro convert) every line first: a line Avro cannot hold stops it before anything is sent
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      long number = 0;
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        number++;
         if (line.isBlank()) {
           continue;
         }
         byte[] value = line.getBytes(StandardCharsets.UTF_8);
-        byte[] key = decoder.decode(value) instanceof FactDecoder.Accepted a ? shape.factKeyBytes(a.fact()) : null;
-        producer.send(new ProducerRecord<>(spec.facts().topic(), key, value), (md, e) -> {
+        keys.add(decoder.decode(parsed(value)) instanceof FactDecoder.Accepted a ? shape.factKeyBytes(a.fact()) : null);
+        try {
+          values.add(avro == null ? value : avro.encode(value));
+        } catch (IllegalArgumentException e) {
+          throw CliErrors.unconvertibleRecord(file, number, e.getMessage());
+        }
+      }
+    }
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    long sent = 0;
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      for (int i = 0; i < values.size() && failed.get() == null; i++) {
+        producer.send(new ProducerRecord<>(spec.facts().topic(), keys.get(i), values.get(i)), (md, e) -> {
           if (e != null) {
             failed.compareAndSet(null, e);
           }
@@ -53,5 +83,13 @@ final class FactsProducer {
       throw CliErrors.produceFailed(spec.facts().topic(), failed.get());
     }
     return sent;
+  }
+
+  private static JsonNode parsed(byte[] line) {
+    try {
+      return JSON.readTree(line);
+    } catch (IOException e) {
+      return null; // not JSON: sent unkeyed, for the dead-letter topic (or refused by the Avro conversion)
+    }
   }
 }
