@@ -97,8 +97,8 @@ public final class Enricher {
     long hi = Long.MIN_VALUE;
     long newest = kv.newest();
     int at = indexOf(list, change);
-    if (at >= 0) {
-      Version old = list.remove(at);
+    Version old = at >= 0 ? list.remove(at) : null;
+    if (old != null) {
       lo = old.validFrom().first();
       hi = end(old);
     }
@@ -109,8 +109,15 @@ public final class Enricher {
         i++;
       }
       list.add(i, v);
-      lo = Math.min(lo, v.validFrom().first());
-      hi = Math.max(hi, end(v));
+      if (old != null && old.attributes().equals(v.attributes())) {
+        // the same version with another end (a close-out): only the facts between the two ends can change; without
+        // this every update of a key re-read all the facts its previous version covered
+        lo = Math.min(end(old), end(v));
+        hi = Math.max(end(old), end(v));
+      } else {
+        lo = Math.min(lo, v.validFrom().first());
+        hi = Math.max(hi, end(v));
+      }
       newest = Math.max(newest, v.validFrom().first());
       if (v.validTo() != null) {
         newest = Math.max(newest, v.validTo().first());

@@ -105,6 +105,19 @@ class EnrichmentSpecLoaderTest {
         .containsExactly(Schema.Type.NULL, Schema.Type.DOUBLE);
   }
 
+  @Test
+  void shouldDeriveTheAvroSchemaTheDocsShowForTheExample() throws IOException {
+    Files.copy(Path.of("examples/customers.yaml"), dir.resolve("customers.yaml"));
+    Path file = dir.resolve("orders-enrich.yaml");
+    Files.writeString(file, Files.readString(Path.of("examples/orders-enrich.yaml")).replace("format: json",
+        "format: avro"));
+
+    String docs = Files.readString(Path.of("docs/enrichment.md"));
+    String shown = docs.substring(docs.indexOf("{\"type\": \"record\", \"name\": \"orders_enriched_fact\""));
+    shown = shown.substring(0, shown.indexOf("```"));
+    assertThat(EnrichmentSpecLoader.load(file).factsAvroSchema()).isEqualTo(new Schema.Parser().parse(shown));
+  }
+
   static Stream<Arguments> badSpecs() {
     return Stream.of(
         bad("attribute clashing with a fact column", ORDERS.replace("amount: double", "amount: double, city: string")
