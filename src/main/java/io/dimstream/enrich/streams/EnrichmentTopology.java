@@ -7,10 +7,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
@@ -51,16 +49,6 @@ public final class EnrichmentTopology {
   /** The name of the facts' repartition step; its topic is {@code <application.id>-<enrichment>-facts-by-key-repartition}. */
   public static String repartitionName(EnrichmentSpec spec) {
     return spec.name() + "-facts-by-key";
-  }
-
-  /**
-   * Sets what the enrichments want of the application's settings unless the user set them: {@code max.task.idle.ms}
-   * -1, so that an enrichment's task processes the versions and facts it has without first waiting for the other
-   * input to be fetched (its records do not depend on their interleaving; that wait, and the message Kafka Streams
-   * formats each time it checks for it, took 7 % of the stream thread in the enrichment benchmark).
-   */
-  public static void applyDefaults(Properties props) {
-    props.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, "-1");
   }
 
   /**
