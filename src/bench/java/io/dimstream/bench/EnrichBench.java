@@ -4,6 +4,8 @@ import static io.dimstream.bench.Figures.emit;
 import static io.dimstream.bench.Figures.params;
 import static io.dimstream.bench.Figures.percentile;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dimstream.broker.EmbeddedKafkaBroker;
 import io.dimstream.config.DimensionSpec;
 import io.dimstream.config.DimensionSpecLoader;
@@ -45,6 +47,9 @@ public final class EnrichBench {
   /** The baseline's history retention: the dimension's default lateness horizon. */
   private static final Duration HISTORY = Duration.ofDays(30);
   private static final byte[] FIRST_RECORD = "\"revision\":1}".getBytes(StandardCharsets.UTF_8);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** dimstream's final join per order in the last unpaced run, for the baseline's run to compare with. */
+  private static Map<String, String> dimstreamFinal;
   /** False during the warm-up, whose figures are not printed. */
   private static boolean figures = true;
 
@@ -122,6 +127,9 @@ public final class EnrichBench {
           emit("enrich", "dimstream_corrected_records", counters.corrected(), "records", p);
           emit("enrich", "dimstream_unmatched_facts", counters.unmatched(), "facts", p);
         }
+        if (figures && rate == 0) {
+          dimstreamFinal = joined(kafka, e.outputTopic());
+        }
         return m.factsPerSecond();
       }
     }
@@ -160,9 +168,33 @@ public final class EnrichBench {
             "store", "versioned (KIP-914), history " + HISTORY.toDays() + " d");
         figures(m, p);
         cpu("baseline_streams", ThreadCpu.since(cpu, streamThreads), m.sent().facts(), p);
+        if (figures && rate == 0 && dimstreamFinal != null) {
+          // unpaced, both apps got the same records at the same relative times: where the baseline's one record
+          // of an order differs from dimstream's last, the baseline kept a join a later version made wrong
+          Map<String, String> baseJoins = joined(kafka, out);
+          long differing = baseJoins.entrySet().stream()
+              .filter(x -> !x.getValue().equals(dimstreamFinal.get(x.getKey()))).count();
+          emit("enrich", "baseline_orders_differing_from_dimstream_final", differing, "orders",
+              params("run", run, "facts", m.sent().facts(), "baseline_orders", baseJoins.size(), "dimstream_orders",
+                  dimstreamFinal.size()));
+          dimstreamFinal = null;
+        }
         return m.factsPerSecond();
       }
     }
+  }
+
+  /**
+   * Per order id, the join its last record on {@code topic} shows: found, city, tier (read_committed, whole topic).
+   */
+  private static Map<String, String> joined(Map<String, Object> kafka, String topic) throws Exception {
+    Map<String, String> out = new java.util.HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : io.dimstream.service.TopicReader.readAll(kafka, topic, true).kept()) {
+      JsonNode n = JSON.readTree(r.value());
+      out.put(n.path("order_id").asText(), n.path("customer_found").asBoolean() + "/" + n.path("city").asText("-")
+          + "/" + n.path("tier").asText("-"));
+    }
+    return out;
   }
 
   /** What one run measured: the send, orders/s to the last first record, and the latencies after the primer. */

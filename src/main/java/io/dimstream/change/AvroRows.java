@@ -110,7 +110,7 @@ public final class AvroRows {
     }
   }
 
-  /** The values of one record as Avro gives them, per column (null for a column the schema lacks); see {@link #typed}. */
+  /** The values of one record as Avro gives them, per column (null where the schema lacks it); see {@link #typed}. */
   Object[] raw(byte[] value) throws RejectedRecord {
     Object[] raw = new Object[columns.length];
     AvroCursor in = new AvroCursor(value);
