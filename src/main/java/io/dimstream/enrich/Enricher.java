@@ -141,9 +141,16 @@ public final class Enricher {
 
   /** Joins one fact; {@code now} is the wall-clock time in epoch milliseconds. */
   public void onFact(Fact fact, long now, Consumer<Enriched> out) {
+    onFact(fact, keys.keyBytes(shape.businessKey(fact)), now, out);
+  }
+
+  /**
+   * As {@link #onFact(Fact, long, Consumer)}, given the canonical bytes of the fact's business key (the key the
+   * facts are repartitioned by), which are not rendered again.
+   */
+  public void onFact(Fact fact, byte[] kb, long now, Consumer<Enriched> out) {
     start();
     BusinessKey key = shape.businessKey(fact);
-    byte[] kb = keys.keyBytes(key);
     if (pendingKey != null && Arrays.equals(pendingKey, kb)) {
       flush(out);
     }
