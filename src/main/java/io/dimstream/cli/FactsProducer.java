@@ -13,8 +13,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,34 +45,26 @@ final class FactsProducer {
     FactShape shape = new FactShape(spec);
     AvroLineEncoder avro = spec.facts().format() == InputFormat.AVRO
         ? new AvroLineEncoder(spec.factsAvroSchema(), spec.facts()::column) : null;
-    // read (and for Avro convert) every line first: a line Avro cannot hold stops it before anything is sent
-    List<byte[]> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      long number = 0;
-      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-        number++;
+    if (avro != null) {
+      checkAll(file, avro); // a line Avro cannot hold stops it before anything is sent
+    }
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    long sent = 0;
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      for (String line = lines.readLine(); line != null && failed.get() == null; line = lines.readLine()) {
         if (line.isBlank()) {
           continue;
         }
         byte[] value = line.getBytes(StandardCharsets.UTF_8);
-        keys.add(decoder.decode(parsed(value)) instanceof FactDecoder.Accepted a ? shape.factKeyBytes(a.fact()) : null);
-        try {
-          values.add(avro == null ? value : avro.encode(value));
-        } catch (IllegalArgumentException e) {
-          throw CliErrors.unconvertibleRecord(file, number, e.getMessage());
-        }
-      }
-    }
-    AtomicReference<Exception> failed = new AtomicReference<>();
-    long sent = 0;
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      for (int i = 0; i < values.size() && failed.get() == null; i++) {
-        producer.send(new ProducerRecord<>(spec.facts().topic(), keys.get(i), values.get(i)), (md, e) -> {
-          if (e != null) {
-            failed.compareAndSet(null, e);
-          }
-        });
+        byte[] key = decoder.decode(parsed(value)) instanceof FactDecoder.Accepted a ? shape.factKeyBytes(a.fact())
+            : null;
+        producer.send(new ProducerRecord<>(spec.facts().topic(), key, avro == null ? value : avro.encode(value)),
+            (md, e) -> {
+              if (e != null) {
+                failed.compareAndSet(null, e);
+              }
+            });
         sent++;
       }
       producer.flush();
@@ -83,6 +73,23 @@ final class FactsProducer {
       throw CliErrors.produceFailed(spec.facts().topic(), failed.get());
     }
     return sent;
+  }
+
+  /** Converts every line to Avro without sending it; throws naming the first line that does not convert. */
+  private static void checkAll(Path file, AvroLineEncoder avro) throws IOException {
+    try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      long number = 0;
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        number++;
+        if (!line.isBlank()) {
+          try {
+            avro.encode(line.getBytes(StandardCharsets.UTF_8));
+          } catch (IllegalArgumentException e) {
+            throw CliErrors.unconvertibleRecord(file, number, e.getMessage());
+          }
+        }
+      }
+    }
   }
 
   private static JsonNode parsed(byte[] line) {
