@@ -5,8 +5,6 @@ import static io.dimstream.bench.Figures.params;
 import static io.dimstream.bench.Figures.percentile;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -14,6 +12,8 @@ import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.CommitInterval;
 import io.dimstream.service.DimensionService;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.topology.KeyedChanges;

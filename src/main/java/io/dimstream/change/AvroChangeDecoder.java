@@ -1,6 +1,6 @@
 package io.dimstream.change;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.Schema;

@@ -1,6 +1,6 @@
 package io.dimstream.codec;
 
-import io.dimstream.config.Column;
+import io.dimstream.types.Column;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

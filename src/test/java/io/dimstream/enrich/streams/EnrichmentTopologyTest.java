@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.enrich.EnrichmentCounters;
 import io.dimstream.enrich.EnrichmentFixtures;
 import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.topology.DimensionTopology;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
