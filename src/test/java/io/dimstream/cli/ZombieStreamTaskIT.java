@@ -34,7 +34,10 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,7 +73,6 @@ class ZombieStreamTaskIT {
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(local, 23L).keys(300).events(6_000).sameSequence(0)
         .late(0.05).duplicates(0.03).noChange(0.1).deletes(0.03).generate();
     List<Version> expected = Scd2Fold.fold(local, stream.events());
-    List<Path> slices = slices(stream.jsonLines(), 30);
     Path log = Path.of("target", "ZombieStreamTaskIT-child.log");
     Files.deleteIfExists(log);
     Map<String, Object> kafka = KAFKA.clientProperties();
@@ -80,29 +82,34 @@ class ZombieStreamTaskIT {
             KAFKA.bootstrapServers(), "--http-port", "0");
         Admin admin = Admin.create(kafka)) {
       assertThat(CatchUp.await(() -> members(admin) == 2, PHASE)).as("both instances run tasks").isTrue();
-      // changes keep coming at a steady rate, so the child is mid-transaction when it freezes
+      // changes keep coming at a steady rate, a record every 2 ms, so the child is mid-transaction when it freezes
+      List<String> lines = stream.jsonLines();
       AtomicInteger produced = new AtomicInteger();
       AtomicReference<Exception> producerFailure = new AtomicReference<>();
       Thread producer = new Thread(() -> {
-        try {
-          for (Path slice : slices) {
-            ProduceCommand.produce(local, slice, kafka);
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.put("key.serializer", ByteArraySerializer.class.getName());
+        props.put("value.serializer", ByteArraySerializer.class.getName());
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props)) {
+          for (String line : lines) {
+            p.send(new ProducerRecord<>(local.topics().changes(), null, line.getBytes(StandardCharsets.UTF_8)));
             produced.incrementAndGet();
-            Thread.sleep(150);
+            Thread.sleep(2);
           }
+          p.flush();
         } catch (Exception e) {
           producerFailure.set(e);
         }
       }, "changes-producer");
       producer.start();
-      assertThat(CatchUp.await(() -> produced.get() >= 8, PHASE)).isTrue();
+      assertThat(CatchUp.await(() -> produced.get() >= lines.size() / 3, PHASE)).isTrue();
       child.pause();
       assertThat(CatchUp.await(() -> members(admin) == 1, PHASE))
           .as("the frozen instance's session expired and its tasks moved to the other").isTrue();
       child.resume();
       producer.join(PHASE.toMillis());
       assertThat(producerFailure.get()).isNull();
-      assertThat(produced.get()).isEqualTo(slices.size());
+      assertThat(produced.get()).isEqualTo(lines.size());
       assertThat(CatchUp.await(() -> members(admin) == 2, PHASE)).as("the resumed instance rejoined").isTrue();
       TableSinkAdapter view = TableSinkAdapter.openOrCreate(local);
       assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(kafka, local, APPLICATION)
@@ -167,17 +174,5 @@ class ZombieStreamTaskIT {
     } catch (Exception e) {
       return -1;
     }
-  }
-
-  private List<Path> slices(List<String> lines, int n) throws Exception {
-    List<Path> out = new ArrayList<>();
-    int size = (lines.size() + n - 1) / n;
-    for (int i = 0; i < n; i++) {
-      Path f = dir.resolve("slice-" + i + ".jsonl");
-      Files.write(f, lines.subList(Math.min(lines.size(), i * size), Math.min(lines.size(), (i + 1) * size)),
-          StandardCharsets.UTF_8);
-      out.add(f);
-    }
-    return out;
   }
 }
