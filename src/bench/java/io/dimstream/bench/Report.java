@@ -233,7 +233,7 @@ public final class Report {
     static String render(List<Figure> figures) {
       Map<String, List<Figure>> byMetric = new LinkedHashMap<>();
       for (Figure f : figures) {
-        if (f.params().containsKey("keys") && isNumber(f.params().get("keys")) && !f.unit().equals("flag")) {
+        if (isNumber(keys(f)) && !f.unit().equals("flag")) {
           byMetric.computeIfAbsent(f.bench() + " " + f.metric() + " (" + f.unit() + ")", k -> new ArrayList<>()).add(f);
         }
       }
@@ -262,16 +262,24 @@ public final class Report {
       return svg.render();
     }
 
-    /** Points per series: the lines of a metric differ by keys and, within one number of keys, by these params. */
+    /** The number of keys a figure was measured at: {@code keys}, or {@code table_keys} for a table of that size. */
+    private static String keys(Figure f) {
+      return f.params().getOrDefault("keys", f.params().get("table_keys"));
+    }
+
+    /**
+     * Points per series: the lines of a metric differ by keys and, within one number of keys, by named settings
+     * (text params such as the scenario; numeric params are measurements or sizes that follow the keys).
+     */
     private static Map<String, TreeMap<Double, Double>> series(List<Figure> list) {
       Set<String> varying = new LinkedHashSet<>();
-      Map<String, List<Figure>> sameKeys = list.stream().collect(Collectors.groupingBy(f -> f.params().get("keys"),
+      Map<String, List<Figure>> sameKeys = list.stream().collect(Collectors.groupingBy(KeysChart::keys,
           LinkedHashMap::new, Collectors.toList()));
       for (List<Figure> group : sameKeys.values()) {
         for (Figure a : group) {
           for (Figure b : group) {
             a.params().forEach((k, v) -> {
-              if (!k.equals("keys") && !v.equals(b.params().get(k))) {
+              if (!k.equals("keys") && !k.equals("table_keys") && !isNumber(v) && !v.equals(b.params().get(k))) {
                 varying.add(k);
               }
             });
@@ -282,7 +290,7 @@ public final class Report {
       for (Figure f : list) {
         String name = varying.stream().map(k -> k + "=" + f.params().getOrDefault(k, "-"))
             .collect(Collectors.joining(" "));
-        out.computeIfAbsent(name, k -> new TreeMap<>()).put(Double.parseDouble(f.params().get("keys")), f.number());
+        out.computeIfAbsent(name, k -> new TreeMap<>()).put(Double.parseDouble(keys(f)), f.number());
       }
       return out;
     }
@@ -332,7 +340,7 @@ public final class Report {
     }
 
     private static boolean isNumber(String s) {
-      return s != null && s.matches("[0-9]+(\\.[0-9]+)?");
+      return s != null && s.matches("-?[0-9]+(\\.[0-9]+)?");
     }
   }
 
