@@ -45,7 +45,7 @@ final class ApplySnapshotCommand implements Callable<Integer> {
       throw CliErrors.missingInput(input);
     }
     ObjectStore store = ObjectStores.open(table, spec.service().storage());
-    if (store.list("_delta_log/", null).isEmpty()) {
+    if (!DeltaTable.exists(store)) {
       throw new CliErrors.UsageError(table + " holds no table. Fix: give the table the dimension writes "
           + "(service.table_path), or create it first with `dimstream backfill`");
     }

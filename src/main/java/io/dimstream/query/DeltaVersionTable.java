@@ -49,7 +49,7 @@ public final class DeltaVersionTable implements VersionTable {
    */
   public static DeltaVersionTable open(ObjectStore store) {
     try {
-      if (store.list("_delta_log/", null).isEmpty()) {
+      if (!DeltaTable.exists(store)) {
         throw QueryErrors.noTable(store.location());
       }
     } catch (IOException e) {

@@ -131,7 +131,7 @@ public final class SourcedSpecs {
 
   private static boolean holdsTable(ObjectStore store, TableLocation location) {
     try {
-      return !store.list("_delta_log/", null).isEmpty();
+      return DeltaTable.exists(store);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(location + ": cannot list the table's log: " + e.getMessage(), e);
     }
