@@ -280,7 +280,7 @@ public final class StateBinary {
     in.eventCount = n;
     List<Object> values = n == 0 ? List.of()
         : n == kinds.length ? attributes(in)
-        : earlierAttributes(in, n, delete ? null : addedInUpsert, "a stored event");
+        : earlierAttributes(in, n, delete ? null : addedInUpsert, "an event");
     return new ChangeEvent(key, s, delete, values);
   }
 
@@ -334,7 +334,8 @@ public final class StateBinary {
   private List<Object> earlierAttributes(In in, int n, Object added, String what) {
     int[] to = n < earlierByCount.length ? earlierByCount[n] : null;
     if (to == null) {
-      throw new IllegalArgumentException(what + " in stored state holds " + n + " attributes, but the spec has "
+      throw new IllegalArgumentException(what + " of the topology's state or repartition topic holds " + n
+          + " attributes, but the spec has "
           + kinds.length + " and no earlier layout of " + n + " columns is known (earlier layouts: "
           + layouts.earlier() + ", from the table property " + StateLayouts.PROPERTY + "); it was written under a"
           + " spec the table does not record. Fix: run with the spec the state was written with, or with the"
