@@ -1,7 +1,7 @@
 package io.dimstream.topology;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.StateLayouts;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 
 /** Builds every {@link TopologyException}. */
 final class TopologyErrors {

@@ -1,9 +1,8 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.config.Column;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.StateLayouts;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.Action;
@@ -11,10 +10,11 @@ import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.actions.TableFeatures;
-import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.files.SpecCodec;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.types.Column;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
