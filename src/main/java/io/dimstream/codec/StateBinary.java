@@ -18,9 +18,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The binary forms of one dimension's change events, {@link StoredEvent}s and {@link KeyState}s, as the topology
@@ -48,7 +46,8 @@ import java.util.Map;
  * reads as null, or as {@link Absent} in an upsert under {@code missing_fields: keep}, as a change decoder would give
  * a field the event lacks. A format-1 version holds no count: inside a stored event it shares its event's layout,
  * and otherwise (a key state, or after an event without attributes) it is read in the one known layout whose
- * decoding consumes the record exactly, the current layout first.
+ * decoding consumes the record exactly, the current layout first. The JSON forms of an older release are read in
+ * the earlier layouts the same way ({@link EventJson#EventJson(DimensionSpec, StateLayouts)}).
  *
  * <p>Immutable and thread-safe; decoding bytes of neither form, or of a layout not known, throws
  * {@link IllegalArgumentException}.
@@ -66,16 +65,12 @@ public final class StateBinary {
   private final EventJson json;
   private final ColumnType.Kind[] kinds;
   private final ColumnType.Kind[] keyKinds;
-  /**
-   * For each attribute count of an earlier layout, where each of its values goes in the current layout; null where
-   * no layout of that count is known. Empty when the state holds only the current layout.
-   */
-  private final int[][] earlierByCount;
+  /** Where the values of a record of an earlier layout go. */
+  private final EarlierLayouts earlier;
   /** Attribute counts to try for a format-1 version of unknown layout: the current one first, then newest first. */
   private final int[] counts;
   /** What an added column holds in an upsert written under an earlier layout: null, or Absent (missing_fields: keep). */
   private final Object addedInUpsert;
-  private final StateLayouts layouts;
 
   /** For state that holds only {@code spec}'s own attribute layout. */
   public StateBinary(DimensionSpec spec) {
@@ -89,50 +84,14 @@ public final class StateBinary {
    *     {@code spec}, has as many attributes as {@code spec} in another order, or shares its count with another
    */
   public StateBinary(DimensionSpec spec, StateLayouts earlier) {
-    this.json = new EventJson(spec);
+    this.json = new EventJson(spec, earlier);
     this.keyKinds = spec.keyColumns().stream().map(Column::type).map(ColumnType::kind)
         .toArray(ColumnType.Kind[]::new);
     this.kinds = spec.attributeColumns().stream().map(Column::type).map(ColumnType::kind)
         .toArray(ColumnType.Kind[]::new);
     this.addedInUpsert = spec.fields().keepsMissing() ? Absent.VALUE : null;
-    this.layouts = earlier;
-    List<String> current = StateLayouts.layoutOf(spec);
-    Map<String, Integer> position = new HashMap<>();
-    for (int i = 0; i < current.size(); i++) {
-      position.put(current.get(i), i);
-    }
-    int[][] byCount = new int[0][];
-    List<Integer> known = new ArrayList<>(List.of(kinds.length));
-    for (int l = earlier.earlier().size() - 1; l >= 0; l--) {
-      List<String> layout = earlier.earlier().get(l);
-      if (layout.equals(current)) {
-        continue; // the current layout (a spec evolved back and forth in tracking only): read as it is
-      }
-      if (layout.size() >= current.size()) {
-        throw new IllegalArgumentException("the earlier attribute layout " + layout + " has " + layout.size()
-            + " columns, the spec's " + current + " only " + current.size() + "; columns are only ever added");
-      }
-      if (byCount.length > layout.size() && byCount[layout.size()] != null) {
-        throw new IllegalArgumentException("two earlier attribute layouts have " + layout.size() + " columns: "
-            + layout + " cannot be told apart from another");
-      }
-      int[] to = new int[layout.size()];
-      for (int i = 0; i < to.length; i++) {
-        Integer at = position.get(layout.get(i));
-        if (at == null) {
-          throw new IllegalArgumentException("the earlier attribute layout " + layout + " holds '" + layout.get(i)
-              + "', which is no attribute column of the spec " + current);
-        }
-        to[i] = at;
-      }
-      if (byCount.length <= layout.size()) {
-        byCount = Arrays.copyOf(byCount, layout.size() + 1);
-      }
-      byCount[layout.size()] = to;
-      known.add(layout.size());
-    }
-    this.earlierByCount = byCount;
-    this.counts = known.stream().mapToInt(Integer::intValue).toArray();
+    this.earlier = new EarlierLayouts(spec, earlier);
+    this.counts = this.earlier.counts();
   }
 
   /** Whether {@code bytes} are in a form of this class rather than an older JSON form. */
@@ -323,7 +282,7 @@ public final class StateBinary {
       }
     }
     throw new IllegalArgumentException("no known attribute layout reads the version in this stored state (the "
-        + "spec's " + kinds.length + " attributes, earlier layouts " + layouts.earlier() + "); it was written under a"
+        + "spec's " + kinds.length + " attributes, earlier layouts " + earlier.earlier() + "); it was written under a"
         + " spec whose layout the table property " + StateLayouts.PROPERTY + " does not list");
   }
 
@@ -332,15 +291,7 @@ public final class StateBinary {
    * since hold {@code added}.
    */
   private List<Object> earlierAttributes(In in, int n, Object added, String what) {
-    int[] to = n < earlierByCount.length ? earlierByCount[n] : null;
-    if (to == null) {
-      throw new IllegalArgumentException(what + " of the topology's state or repartition topic holds " + n
-          + " attributes, but the spec has "
-          + kinds.length + " and no earlier layout of " + n + " columns is known (earlier layouts: "
-          + layouts.earlier() + ", from the table property " + StateLayouts.PROPERTY + "); it was written under a"
-          + " spec the table does not record. Fix: run with the spec the state was written with, or with the"
-          + " table that spec's service evolved");
-    }
+    int[] to = earlier.positions(n, what);
     Object[] values = new Object[kinds.length];
     Arrays.fill(values, added);
     for (int i = 0; i < n; i++) {

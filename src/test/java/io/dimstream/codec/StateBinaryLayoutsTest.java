@@ -117,6 +117,21 @@ class StateBinaryLayoutsTest {
   }
 
   @Test
+  void shouldReadTheJsonFormOfAnOlderReleaseWrittenUnderTheEarlierLayout() {
+    EventJson olderRelease = new EventJson(NARROW);
+    StoredEvent old = new StoredEvent(upsert(10, "red", 3), version(10, null, "red", 3));
+    ChangeEvent partial = upsert(20, Absent.VALUE, 4);
+    StateBinary keep = new StateBinary(WIDE_KEEP, EARLIER);
+
+    assertThat(wide.decodeStoredEvent(KEY, olderRelease.encode(old)))
+        .isEqualTo(new StoredEvent(upsert(10, null, "red", 3L), version(10, null, null, "red", 3L)));
+    assertThat(keep.decodeEvent(KEY, olderRelease.encodeEvent(partial)))
+        .isEqualTo(upsert(20, Absent.VALUE, Absent.VALUE, 4L));
+    assertThat(wide.decodeKeyState(KEY, olderRelease.encode(new KeyState(Sequence.of(10), old.openAfter()))))
+        .isEqualTo(new KeyState(Sequence.of(10), version(10, null, null, "red", 3L)));
+  }
+
+  @Test
   void shouldRefuseARecordOfALayoutTheTableDoesNotRecordAndSayWhy() {
     byte[] old = narrow.encode(new StoredEvent(upsert(10, "red", 3), version(10, null, "red", 3)));
 
