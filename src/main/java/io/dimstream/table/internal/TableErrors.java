@@ -236,6 +236,18 @@ public final class TableErrors {
         + " keep '" + column + "' under 'columns' (it may stay null in new versions).");
   }
 
+  public static TableException reorderedAttributes(Object root, Path specFile, List<String> stored,
+      List<String> asked) {
+    return new TableException(spec(specFile) + "field 'columns': the spec lists the attribute columns in the order "
+        + asked + " but the table " + root + " has " + stored + "; a running service keeps each stored event's values"
+        + " in the table's order, and a reorder alone cannot be told apart from it, so the stored events would be"
+        + " read into the wrong columns. Fix: keep the columns in the table's order (new columns may go anywhere).");
+  }
+
+  public static TableException badStateLayouts(Object root, String problem) {
+    return new TableException(root + ": " + problem);
+  }
+
   private static String spec(Path specFile) {
     return specFile == null ? "" : specFile + ": ";
   }
