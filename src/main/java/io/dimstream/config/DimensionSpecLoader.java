@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
+import io.dimstream.storage.AzureSettings;
 import io.dimstream.storage.StorageException;
 import io.dimstream.storage.StorageSettings;
 import io.dimstream.storage.TableLocation;
@@ -443,13 +444,56 @@ public final class DimensionSpecLoader {
   }
 
   /**
-   * {@code service.storage}: {@code s3: {region, endpoint, path_style, request_timeout, max_attempts}}. No
-   * credentials: they come from the SDK's default chain (environment, profiles, instance or workload identity).
+   * {@code service.storage}: {@code s3: {region, endpoint, path_style, request_timeout, max_attempts}} and
+   * {@code azure} ({@link #azureStorage}). No S3 credentials: they come from the SDK's default chain (environment,
+   * profiles, instance or workload identity).
    */
   private static StorageSettings storage(JsonNode node, Path file) {
-    checkKnown(node, "service.storage", Set.of("s3"), file);
+    checkKnown(node, "service.storage", Set.of("s3", "azure"), file);
+    AzureSettings azure = node.hasNonNull("azure") ? azureStorage(node.get("azure"), file) : AzureSettings.defaults();
+    return s3Storage(node.get("s3"), file).withAzure(azure);
+  }
+
+  /**
+   * {@code service.storage.azure}: {@code account}, {@code endpoint}, {@code request_timeout}, {@code max_attempts},
+   * and the secrets {@code connection_string}, {@code account_key}, {@code sas_token}, each inline or as
+   * {@code <name>_env: VARIABLE}. With none of them the environment decides ({@code AZURE_STORAGE_CONNECTION_STRING},
+   * ...).
+   */
+  private static AzureSettings azureStorage(JsonNode az, Path file) {
+    String section = "service.storage.azure";
+    checkKnown(az, section, Set.of("account", "endpoint", "connection_string", "connection_string_env", "account_key",
+        "account_key_env", "sas_token", "sas_token_env", "request_timeout", "max_attempts"), file);
+    String endpoint = az.has("endpoint") ? httpUrl(az.get("endpoint").asText(), file, section + ".endpoint",
+        "write e.g. endpoint: https://myaccount.blob.core.windows.net") : null;
+    java.time.Duration timeout = az.has("request_timeout")
+        ? java.time.Duration.ofNanos(durationMicros(az.get("request_timeout").asText(), file,
+            section + ".request_timeout") * 1000)
+        : StorageSettings.DEFAULT_REQUEST_TIMEOUT;
+    int attempts = az.has("max_attempts") ? positiveInt(az.get("max_attempts"), file, section + ".max_attempts")
+        : StorageSettings.DEFAULT_MAX_ATTEMPTS;
+    java.util.function.UnaryOperator<String> env = System::getenv;
+    return new AzureSettings(az.has("account") ? az.get("account").asText() : null, endpoint,
+        HttpSecuritySection.secret(az, "connection_string", section, file, env),
+        HttpSecuritySection.secret(az, "account_key", section, file, env),
+        HttpSecuritySection.secret(az, "sas_token", section, file, env), timeout, attempts);
+  }
+
+  private static String httpUrl(String url, Path file, String field, String fix) {
+    try {
+      java.net.URI u = new java.net.URI(url);
+      if (u.getScheme() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
+          || u.getHost() == null) {
+        throw new java.net.URISyntaxException(url, "not an http(s) URL with a host");
+      }
+    } catch (java.net.URISyntaxException e) {
+      throw SpecErrors.invalid(file, field, "'" + url + "' is not an http(s) URL", fix);
+    }
+    return url;
+  }
+
+  private static StorageSettings s3Storage(JsonNode s3, Path file) {
     StorageSettings s = StorageSettings.defaults();
-    JsonNode s3 = node.get("s3");
     if (s3 == null || s3.isNull()) {
       return s;
     }
