@@ -64,7 +64,8 @@ final class AzureClients {
         .build();
     BlobServiceClientBuilder b = new BlobServiceClientBuilder().httpClient(http)
         // one try per call: AzureStore retries, so that it can read a lost conditional create back first
-        .retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, settings.requestTimeout(), null, null, null));
+        .retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, tryTimeout(settings.requestTimeout()), null,
+            null, null));
     if (!cs.isEmpty()) {
       b.connectionString(connectionString);
     }
@@ -87,6 +88,12 @@ final class AzureClients {
       b.credential(new DefaultAzureCredentialBuilder().httpClient(http).build());
     }
     this.service = b.buildClient();
+  }
+
+  /** The SDK bounds a try in whole seconds; a shorter time-out is kept by the HTTP client's response time-out. */
+  private static Duration tryTimeout(Duration requestTimeout) {
+    long seconds = (requestTimeout.toMillis() + 999) / 1000;
+    return Duration.ofSeconds(Math.max(1, seconds));
   }
 
   BlobServiceClient service() {

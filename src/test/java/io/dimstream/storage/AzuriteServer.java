@@ -37,6 +37,10 @@ public final class AzuriteServer implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(bin.toString(), "--blobHost", "127.0.0.1", "--blobPort", "0",
         "--inMemoryPersistence", "--extentMemoryLimit", "512", "--skipApiVersionCheck", "--disableTelemetry",
         "--disableProductStyleUrl").redirectErrorStream(true);
+    String debugLog = System.getProperty("dimstream.azurite.debug");
+    if (debugLog != null) {
+      pb.command().addAll(List.of("--debug", debugLog));
+    }
     process = pb.start();
     CompletableFuture<String> address = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
