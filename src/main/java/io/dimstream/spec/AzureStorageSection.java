@@ -26,6 +26,11 @@ final class AzureStorageSection {
   private AzureStorageSection() {}
 
   static AzureSettings read(JsonNode az, Path file) {
+    return read(az, file, System::getenv);
+  }
+
+  /** The section, {@code <name>_env} secrets looked up in {@code env}. */
+  static AzureSettings read(JsonNode az, Path file, UnaryOperator<String> env) {
     if (az == null || az.isNull()) {
       return AzureSettings.defaults();
     }
@@ -50,7 +55,6 @@ final class AzureStorageSection {
         : StorageSettings.DEFAULT_REQUEST_TIMEOUT;
     int attempts = az.has("max_attempts") ? positiveInt(az.get("max_attempts"), file, SECTION + ".max_attempts")
         : StorageSettings.DEFAULT_MAX_ATTEMPTS;
-    UnaryOperator<String> env = System::getenv;
     return new AzureSettings(az.has("account") ? az.get("account").asText() : null, endpoint,
         HttpSecuritySection.secret(az, "connection_string", SECTION, file, env),
         HttpSecuritySection.secret(az, "account_key", SECTION, file, env),
