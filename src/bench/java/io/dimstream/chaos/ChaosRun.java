@@ -31,7 +31,7 @@ public final class ChaosRun {
 
   /** The options of {@code bench/chaos}. */
   record Options(double minutes, long seed, int instances, int brokers, double rate, int keys, int partitions,
-      boolean partitionsWanted, Path work, double catchUpMinutes) {
+      boolean partitionsWanted, Path work, double catchUpMinutes, int instanceTracks) {
     static Options parse(String[] args) {
       double minutes = 2;
       long seed = 1;
@@ -43,6 +43,7 @@ public final class ChaosRun {
       boolean net = true;
       Path work = null;
       double catchUp = 10;
+      int tracks = 1;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
@@ -56,9 +57,10 @@ public final class ChaosRun {
           case "--no-network-faults" -> net = false;
           case "--work" -> work = Path.of(args[++i]);
           case "--catch-up-minutes" -> catchUp = Double.parseDouble(args[++i]);
+          case "--instance-tracks" -> tracks = Integer.parseInt(args[++i]);
           default -> throw new IllegalArgumentException("unknown argument '" + a + "'. Fix: use --minutes N, "
               + "--seed S, --instances N, --brokers N, --rate R, --keys N, --partitions N, --no-network-faults, "
-              + "--work DIR or --catch-up-minutes N");
+              + "--work DIR, --catch-up-minutes N or --instance-tracks N");
         }
       }
       if (brokers < 3) {
@@ -69,7 +71,11 @@ public final class ChaosRun {
         throw new IllegalArgumentException("--instances must be 1.." + partitions + " (--partitions), was "
             + instances);
       }
-      return new Options(minutes, seed, instances, brokers, rate, keys, partitions, net, work, catchUp);
+      if (tracks < 1 || tracks > instances) {
+        throw new IllegalArgumentException("--instance-tracks must be 1.." + instances + " (--instances), was "
+            + tracks);
+      }
+      return new Options(minutes, seed, instances, brokers, rate, keys, partitions, net, work, catchUp, tracks);
     }
   }
 
@@ -157,7 +163,7 @@ public final class ChaosRun {
         visibility.start();
         long produceStart = System.currentTimeMillis();
         FaultSchedule schedule = new FaultSchedule(brokers, instances, network, storePorts, o.seed(),
-            SESSION_TIMEOUT, history, produceStart);
+            SESSION_TIMEOUT, o.instanceTracks(), history, produceStart);
         log(String.format("sending %,d records at %.0f/s for %.1f minutes under faults", workload.records(),
             o.rate(), o.minutes()));
         schedule.start();
@@ -184,6 +190,7 @@ public final class ChaosRun {
         Latencies lat = Latencies.of(visibility.samples(), faults);
         Map<String, Object> setup = Figures.params("minutes", o.minutes(), "seed", o.seed(), "rate", o.rate(),
             "keys", o.keys(), "partitions", o.partitions(), "brokers", o.brokers(), "instances", o.instances(),
+            "instance_fault_tracks", o.instanceTracks(),
             "store", "s3 (s3proxy)", "network_faults", network.partitions() ? "iptables in netns"
                 : network.unavailableReason());
         Report.print(setup, workload, faults, network, r, lat, caughtUp, (caughtUpAt - healed) / 1000.0,

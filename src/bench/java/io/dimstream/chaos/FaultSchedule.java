@@ -10,7 +10,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The seeded schedule of faults, run on one track per service instance and one for the brokers, each track
+ * The seeded schedule of faults, run on one track for the brokers and one or more for the service instances (one
+ * track takes turns over all instances; with one track per instance they are faulted side by side), each track
  * sequential (one fault of a track at a time, so at most one broker is ever down: replication factor 3 with
  * {@code min.insync.replicas} 2 keeps accepting writes) and the tracks side by side. Every choice (the next
  * fault's kind, target, how long it lasts, the pause before the next) comes from the track's own
@@ -27,13 +28,15 @@ final class FaultSchedule implements AutoCloseable {
   private final Duration sessionTimeout;
   private final PrintWriter history;
   private final long runStartMs;
+  private final int instanceTracks;
   private final List<Fault> faults = new ArrayList<>();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final List<Thread> tracks = new ArrayList<>();
   private volatile Exception failure;
 
   FaultSchedule(BrokerCluster brokers, Instances instances, Network network, List<Integer> storePorts, long seed,
-      Duration sessionTimeout, PrintWriter history, long runStartMs) {
+      Duration sessionTimeout, int instanceTracks, PrintWriter history, long runStartMs) {
+    this.instanceTracks = instanceTracks;
     this.brokers = brokers;
     this.instances = instances;
     this.network = network;
@@ -46,11 +49,17 @@ final class FaultSchedule implements AutoCloseable {
 
   void start() {
     tracks.add(new Thread(() -> track(this::brokerFault, new Random(seed * 31 + 7)), "chaos-faults-brokers"));
-    for (int i = 0; i < instances.size(); i++) {
-      int instance = i;
+    int n = Math.min(instanceTracks, instances.size());
+    for (int t = 0; t < n; t++) {
+      int track = t;
+      // track t injects into the instances i with i % n == t: one track takes turns over all of them
+      List<Integer> mine = new ArrayList<>();
+      for (int i = t; i < instances.size(); i += n) {
+        mine.add(i);
+      }
       Map<Fault.Kind, Integer> counts = new EnumMap<>(Fault.Kind.class);
-      tracks.add(new Thread(() -> track(r -> instanceFault(instance, r, counts), new Random(seed * 31 + 11 + instance)),
-          "chaos-faults-instance-" + i));
+      tracks.add(new Thread(() -> track(r -> instanceFault(mine.get(r.nextInt(mine.size())), r, counts),
+          new Random(seed * 31 + 11 + track)), "chaos-faults-instances-" + t));
     }
     tracks.forEach(Thread::start);
   }
@@ -91,7 +100,10 @@ final class FaultSchedule implements AutoCloseable {
   }
 
   private Fault instanceFault(int i, Random r, Map<Fault.Kind, Integer> counts) throws Exception {
-    instances.restartIfExited(i);
+    int before = instances.runningLines(i);
+    if (instances.restartIfExited(i)) {
+      instances.awaitRunning(i, before, Duration.ofMinutes(3));
+    }
     List<Fault.Kind> kinds = new ArrayList<>(List.of(Fault.Kind.KILL_INSTANCE, Fault.Kind.PAUSE_INSTANCE));
     if (network.partitions()) {
       kinds.add(Fault.Kind.PARTITION_INSTANCE);
@@ -105,10 +117,15 @@ final class FaultSchedule implements AutoCloseable {
     switch (kind) {
       case KILL_INSTANCE -> {
         long down = 1_000 + r.nextInt(4_000);
+        int runs = instances.runningLines(i);
         c.kill();
         sleep(down);
         c.start();
-        return new Fault(kind, c.name(), "down " + down + " ms", start, System.currentTimeMillis());
+        Fault f = new Fault(kind, c.name(), "down " + down + " ms", start, System.currentTimeMillis());
+        // the next fault of this instance waits until it runs again: a JVM killed every few seconds while it
+        // starts would test nothing but the start
+        instances.awaitRunning(i, runs, Duration.ofMinutes(3));
+        return f;
       }
       case PAUSE_INSTANCE -> {
         // longer than the session timeout: the group moves the instance's partitions away while it sleeps, and

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Instances implements AutoCloseable {
   static final String HEAP = "-Xmx512m";
+  /** What {@code dimstream run} logs once its topology, compactor and query endpoint run. */
+  static final String RUNNING = "running: ";
   private final List<Child> children = new ArrayList<>();
   private final AtomicInteger unexpectedExits = new AtomicInteger();
 
@@ -22,7 +24,7 @@ final class Instances implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       Path data = work.resolve("instance-" + i);
       Files.createDirectories(data);
-      List<String> cmd = Child.java(List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      List<String> cmd = Child.java(List.of(HEAP, "-XX:+UseSerialGC",
               "-Dlogback.configurationFile=" + ChaosRun.LOGBACK),
           "io.dimstream.cli.Main", List.of("run", "--config", spec.toString(), "--data-dir", data.toString()));
       Map<String, String> env = new HashMap<>(environment);
@@ -52,6 +54,33 @@ final class Instances implements AutoCloseable {
       System.err.println("chaos: " + c.name() + " exited by itself; see " + c.log() + "; starting it again");
       c.start();
       return true;
+    }
+    return false;
+  }
+
+  /** How often instance {@code i} has logged that it runs, over all its starts. */
+  int runningLines(int i) throws IOException {
+    Path log = children.get(i).log();
+    if (!Files.exists(log)) {
+      return 0;
+    }
+    try (var lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+      return (int) lines.filter(l -> l.contains(RUNNING)).count();
+    }
+  }
+
+  /**
+   * Waits until instance {@code i} logs that it runs for more than {@code before} times (a start after a kill
+   * completed), at most {@code timeout}; restarts it when it exits meanwhile. Returns whether it did.
+   */
+  boolean awaitRunning(int i, int before, java.time.Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (runningLines(i) > before) {
+        return true;
+      }
+      restartIfExited(i);
+      Thread.sleep(500);
     }
     return false;
   }
