@@ -9,11 +9,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dimstream.cli.Main;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.ExampleSpec;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
