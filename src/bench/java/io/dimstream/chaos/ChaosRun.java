@@ -1,8 +1,8 @@
 package io.dimstream.chaos;
 
 import io.dimstream.bench.Figures;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import java.io.IOException;
 import java.io.PrintWriter;

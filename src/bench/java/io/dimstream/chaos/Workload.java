@@ -1,6 +1,6 @@
 package io.dimstream.chaos;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.charset.StandardCharsets;
