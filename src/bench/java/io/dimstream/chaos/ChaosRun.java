@@ -26,12 +26,16 @@ public final class ChaosRun {
   static final String LOGBACK = Path.of("src/bench/resources/logback-chaos.xml").toAbsolutePath().toString();
   static final String BUCKET = "chaos";
   static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
+  /** What a compactor logs when the table moved past it while it slept: it commits nothing and re-reads. */
+  static final String ZOMBIE_COMPACTOR = "another compactor has written the table meanwhile";
+  /** What Kafka logs (at ERROR) when a zombie stream task's producer sends with an epoch its successor replaced. */
+  static final String ZOMBIE_PRODUCER = "InvalidProducerEpochException";
 
   private ChaosRun() {}
 
   /** The options of {@code bench/chaos}. */
   record Options(double minutes, long seed, int instances, int brokers, double rate, int keys, int partitions,
-      boolean partitionsWanted, Path work, double catchUpMinutes, int instanceTracks) {
+      boolean partitionsWanted, Path work, double catchUpMinutes, int instanceTracks, boolean faults) {
     static Options parse(String[] args) {
       double minutes = 2;
       long seed = 1;
@@ -44,6 +48,7 @@ public final class ChaosRun {
       Path work = null;
       double catchUp = 10;
       int tracks = 1;
+      boolean faults = true;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
@@ -58,9 +63,10 @@ public final class ChaosRun {
           case "--work" -> work = Path.of(args[++i]);
           case "--catch-up-minutes" -> catchUp = Double.parseDouble(args[++i]);
           case "--instance-tracks" -> tracks = Integer.parseInt(args[++i]);
+          case "--no-faults" -> faults = false;
           default -> throw new IllegalArgumentException("unknown argument '" + a + "'. Fix: use --minutes N, "
               + "--seed S, --instances N, --brokers N, --rate R, --keys N, --partitions N, --no-network-faults, "
-              + "--work DIR, --catch-up-minutes N or --instance-tracks N");
+              + "--work DIR, --catch-up-minutes N, --instance-tracks N or --no-faults (a baseline)");
         }
       }
       if (brokers < 3) {
@@ -75,7 +81,7 @@ public final class ChaosRun {
         throw new IllegalArgumentException("--instance-tracks must be 1.." + instances + " (--instances), was "
             + tracks);
       }
-      return new Options(minutes, seed, instances, brokers, rate, keys, partitions, net, work, catchUp, tracks);
+      return new Options(minutes, seed, instances, brokers, rate, keys, partitions, net, work, catchUp, tracks, faults);
     }
   }
 
@@ -166,7 +172,9 @@ public final class ChaosRun {
             SESSION_TIMEOUT, o.instanceTracks(), history, produceStart);
         log(String.format("sending %,d records at %.0f/s for %.1f minutes under faults", workload.records(),
             o.rate(), o.minutes()));
-        schedule.start();
+        if (o.faults()) {
+          schedule.start();
+        }
         workload.send(kafka, spec.topics().changes(), o.rate());
         long produceEnd = System.currentTimeMillis();
         log("all records sent; letting the running faults heal");
@@ -190,11 +198,12 @@ public final class ChaosRun {
         Latencies lat = Latencies.of(visibility.samples(), faults);
         Map<String, Object> setup = Figures.params("minutes", o.minutes(), "seed", o.seed(), "rate", o.rate(),
             "keys", o.keys(), "partitions", o.partitions(), "brokers", o.brokers(), "instances", o.instances(),
-            "instance_fault_tracks", o.instanceTracks(),
+            "instance_fault_tracks", o.faults() ? o.instanceTracks() : 0,
             "store", "s3 (s3proxy)", "network_faults", network.partitions() ? "iptables in netns"
                 : network.unavailableReason());
         Report.print(setup, workload, faults, network, r, lat, caughtUp, (caughtUpAt - healed) / 1000.0,
             (produceEnd - produceStart) / 1000.0, instances.unexpectedExits(), schedule.failure());
+        Report.zombies(setup, instances.linesContaining(ZOMBIE_COMPACTOR), instances.linesContaining(ZOMBIE_PRODUCER));
         log("work directory " + work);
         return r.passed() && caughtUp && workload.failure() == null ? 0 : 1;
       }

@@ -85,6 +85,19 @@ final class Instances implements AutoCloseable {
     return false;
   }
 
+  /** Lines of every instance's log, over all its starts, that contain {@code text}. */
+  long linesContaining(String text) throws IOException {
+    long n = 0;
+    for (Child c : children) {
+      if (Files.exists(c.log())) {
+        try (var lines = Files.lines(c.log(), java.nio.charset.StandardCharsets.ISO_8859_1)) {
+          n += lines.filter(l -> l.contains(text)).count();
+        }
+      }
+    }
+    return n;
+  }
+
   int unexpectedExits() {
     return unexpectedExits.get();
   }

@@ -59,6 +59,13 @@ final class Report {
     }
   }
 
+  /** How often the fencing refused a zombie: a compactor's stale batch, a stream task's old producer. */
+  static void zombies(Map<String, Object> setup, long compactors, long producers) {
+    Map<String, Object> params = Figures.params("seed", setup.get("seed"), "minutes", setup.get("minutes"));
+    emit("zombie_compactor_commits_refused", compactors, "times", params);
+    emit("zombie_producer_sends_refused", producers, "log lines", params);
+  }
+
   private static void emit(String metric, double value, String unit, Map<String, Object> params) {
     Figures.emit("chaos", metric, value, unit, params);
   }
