@@ -170,8 +170,8 @@ public final class ChaosRun {
         long produceStart = System.currentTimeMillis();
         FaultSchedule schedule = new FaultSchedule(brokers, instances, network, storePorts, o.seed(),
             SESSION_TIMEOUT, o.instanceTracks(), history, produceStart);
-        log(String.format("sending %,d records at %.0f/s for %.1f minutes under faults", workload.records(),
-            o.rate(), o.minutes()));
+        log(String.format("sending %,d records at %.0f/s for %.1f minutes%s", workload.records(), o.rate(),
+            o.minutes(), o.faults() ? " under faults" : ", no faults (baseline)"));
         if (o.faults()) {
           schedule.start();
         }
