@@ -215,6 +215,11 @@ class SparkWrittenTablesTest {
   }
 
   private Path copy(String name) throws IOException {
+    return copy(name, dir);
+  }
+
+  /** A copy of the fixture table {@code name} under {@code dir}, with the files' modification times. */
+  static Path copy(String name, Path dir) throws IOException {
     Path from = SparkWrittenTables.table(name);
     Path to = dir.resolve(name);
     try (Stream<Path> files = Files.walk(from)) {
@@ -232,17 +237,17 @@ class SparkWrittenTablesTest {
     return to;
   }
 
-  private static List<Version> scan(Snapshot s) {
+  static List<Version> scan(Snapshot s) {
     try (Stream<Version> rows = s.scan()) {
       return rows.toList();
     }
   }
 
-  private static List<String> expectedRows(String name) {
+  static List<String> expectedRows(String name) {
     return lines(name).stream().map(SparkWrittenTablesTest::parse).map(SparkWrittenTablesTest::normalize).toList();
   }
 
-  private static List<String> lines(String name) {
+  static List<String> lines(String name) {
     try {
       return Files.readAllLines(SparkWrittenTables.expectedRows(name)).stream().filter(l -> !l.isBlank()).toList();
     } catch (IOException e) {
@@ -250,7 +255,7 @@ class SparkWrittenTablesTest {
     }
   }
 
-  private static JsonNode parse(String line) {
+  static JsonNode parse(String line) {
     try {
       return JSON.readTree(line);
     } catch (IOException e) {
@@ -259,7 +264,7 @@ class SparkWrittenTablesTest {
   }
 
   /** A row as sorted column=value text; timestamps as instants, so Spark's micro digits and ours compare equal. */
-  private static String normalize(JsonNode row) {
+  static String normalize(JsonNode row) {
     Map<String, String> out = new TreeMap<>();
     row.fields().forEachRemaining(e -> out.put(e.getKey(), text(e.getValue())));
     return out.toString();
@@ -280,7 +285,7 @@ class SparkWrittenTablesTest {
   }
 
   /** Versions as the rows a Delta reader shows: every column by name, is_current included. */
-  private static List<String> rows(DimensionSpec spec, List<Version> versions) {
+  static List<String> rows(DimensionSpec spec, List<Version> versions) {
     TableLayout layout = new TableLayout(spec);
     List<String> out = new ArrayList<>();
     for (Version v : versions) {

@@ -18,7 +18,6 @@ import java.util.function.Function;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
-import org.apache.parquet.avro.AvroReadSupport;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -142,14 +141,17 @@ public final class DataFiles {
       this.lastDeleted = deleted == null ? -1 : deleted.last();
       PlainParquetConfiguration conf = new PlainParquetConfiguration();
       conf.set(Int96.READ_AS_FIXED, "true");
-      if (identitiesOnly) {
-        conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, layout.identitySchema().toString());
-      }
       try {
-        this.reader = AvroParquetReader.<GenericRecord>builder(file, conf)
-            .withDataModel(GenericData.get())
-            .withCodecFactory(PlainCodecFactory.INSTANCE)
-            .build();
+        // the key and valid_from columns are cut from each file's own schema: files other engines rewrote (Spark's
+        // OPTIMIZE, UPDATE, DELETE) hold them with other physical types than the files dimstream writes
+        this.reader = identitiesOnly
+            ? ColumnProjection.reader(file, conf, layout.identityColumns())
+                .withCodecFactory(PlainCodecFactory.INSTANCE)
+                .build()
+            : AvroParquetReader.<GenericRecord>builder(file, conf)
+                .withDataModel(GenericData.get())
+                .withCodecFactory(PlainCodecFactory.INSTANCE)
+                .build();
       } catch (NoSuchFileException e) {
         throw TableErrors.missingDataFile(file, tableVersion);
       } catch (IOException | RuntimeException e) {

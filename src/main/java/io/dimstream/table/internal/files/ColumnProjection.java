@@ -1,0 +1,83 @@
+package io.dimstream.table.internal.files;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.avro.AvroReadSupport;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.api.InitContext;
+import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.api.RecordMaterializer;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Reads some columns of a data file as they are in that file: the projection is cut from the file's own footer
+ * schema, by column name, so it matches whatever physical types the file's writer chose (Spark writes every column
+ * OPTIONAL and timestamps as INT96 by default, TIMESTAMP_MILLIS or MICROS when told; dimstream writes REQUIRED
+ * keys and MICROS). The Avro schema of the records is derived from that projection, never from an Avro schema a
+ * writer stored in the footer, which describes the writer's own types. {@link TableLayout#decoder} turns the
+ * records into versions whatever those types are.
+ */
+final class ColumnProjection extends AvroReadSupport<GenericRecord> {
+  /** The footer keys under which parquet-avro writers store their Avro schema. */
+  private static final List<String> WRITER_AVRO_SCHEMA_KEYS = List.of("parquet.avro.schema", "avro.schema");
+
+  private final Set<String> columns;
+
+  private ColumnProjection(Set<String> columns) {
+    super(GenericData.get());
+    this.columns = Set.copyOf(columns);
+  }
+
+  /** A reader of the columns named {@code columns} (those the file has) of {@code file}. */
+  static ParquetReader.Builder<GenericRecord> reader(InputFile file, ParquetConfiguration conf, Set<String> columns) {
+    return new Builder(file, conf, new ColumnProjection(columns));
+  }
+
+  @Override
+  public ReadContext init(InitContext context) {
+    ReadContext base = super.init(context);
+    MessageType file = context.getFileSchema();
+    List<Type> kept = file.getFields().stream().filter(f -> columns.contains(f.getName())).toList();
+    return new ReadContext(new MessageType(file.getName(), kept), base.getReadSupportMetadata());
+  }
+
+  @Override
+  public RecordMaterializer<GenericRecord> prepareForRead(ParquetConfiguration configuration,
+      Map<String, String> keyValueMetaData, MessageType fileSchema, ReadContext readContext) {
+    return super.prepareForRead(configuration, withoutWriterSchema(keyValueMetaData), fileSchema, readContext);
+  }
+
+  @Override
+  public RecordMaterializer<GenericRecord> prepareForRead(Configuration configuration,
+      Map<String, String> keyValueMetaData, MessageType fileSchema, ReadContext readContext) {
+    return super.prepareForRead(configuration, withoutWriterSchema(keyValueMetaData), fileSchema, readContext);
+  }
+
+  private static Map<String, String> withoutWriterSchema(Map<String, String> keyValueMetaData) {
+    Map<String, String> out = new HashMap<>(keyValueMetaData);
+    WRITER_AVRO_SCHEMA_KEYS.forEach(out::remove);
+    return out;
+  }
+
+  private static final class Builder extends ParquetReader.Builder<GenericRecord> {
+    private final ReadSupport<GenericRecord> support;
+
+    Builder(InputFile file, ParquetConfiguration conf, ReadSupport<GenericRecord> support) {
+      super(file, conf);
+      this.support = support;
+    }
+
+    @Override
+    protected ReadSupport<GenericRecord> getReadSupport() {
+      return support;
+    }
+  }
+}
