@@ -24,7 +24,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -220,21 +219,7 @@ class SparkWrittenTablesTest {
 
   /** A copy of the fixture table {@code name} under {@code dir}, with the files' modification times. */
   static Path copy(String name, Path dir) throws IOException {
-    Path from = SparkWrittenTables.table(name);
-    Path to = dir.resolve(name);
-    try (Stream<Path> files = Files.walk(from)) {
-      for (Iterator<Path> it = files.iterator(); it.hasNext(); ) {
-        Path f = it.next();
-        Path target = to.resolve(from.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(f, target);
-          Files.setLastModifiedTime(target, Files.getLastModifiedTime(f));
-        }
-      }
-    }
-    return to;
+    return SparkWrittenTables.copy(name, dir);
   }
 
   static List<Version> scan(Snapshot s) {
