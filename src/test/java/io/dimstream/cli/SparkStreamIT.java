@@ -71,6 +71,8 @@ class SparkStreamIT {
     List<CommitSummary> history = ours.history();
     assertThat(history.stream().filter(c -> c.operation().equals("MERGE")).count()).as("many commits")
         .isGreaterThanOrEqualTo(6);
+    assertThat(history).as("background compaction of files with deletion vectors")
+        .anyMatch(c -> c.operation().equals("OPTIMIZE"));
     try (Stream<Path> log = Files.list(table.resolve("_delta_log"))) {
       assertThat(log.map(p -> p.getFileName().toString())).as("a checkpoint")
           .anyMatch(n -> n.endsWith(".checkpoint.parquet"));
