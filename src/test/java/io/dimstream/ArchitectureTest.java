@@ -1,9 +1,13 @@
 package io.dimstream;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -29,27 +33,41 @@ class ArchitectureTest {
   @Test
   void shouldKeepKafkaOutOfTheValueHistoryCodecAndTableLayers() {
     noClasses().that().resideInAnyPackage("io.dimstream.model..", "io.dimstream.history..", "io.dimstream.table..",
-            "io.dimstream.config..", "io.dimstream.codec..")
+            "io.dimstream.spec..", "io.dimstream.codec..")
         .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
         .check(main);
   }
 
   @Test
-  void shouldKeepModelFreeOfEveryOtherLayer() {
-    noClasses().that().resideInAPackage("io.dimstream.model..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.history..", "io.dimstream.codec..",
-            "io.dimstream.table..", "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..",
-            "io.dimstream.query..", "io.dimstream.service..", "io.dimstream.broker..", "io.dimstream.cli..",
-            "io.dimstream.testkit..")
+  void shouldKeepTheColumnTypesTheGroundFloor() {
+    classes().that().resideInAPackage("io.dimstream.types..")
+        .should().onlyDependOnClassesThat(outsideOurCodeOr("io.dimstream.types.."))
         .check(main);
   }
 
   @Test
-  void shouldKeepHistoryThePureRuleOverModelAndConfig() {
+  void shouldKeepModelOnTheColumnTypesAlone() {
+    // the values every layer shares know column types, never the spec that declares them
+    classes().that().resideInAPackage("io.dimstream.model..")
+        .should().onlyDependOnClassesThat(outsideOurCodeOr("io.dimstream.model..", "io.dimstream.types.."))
+        .check(main);
+  }
+
+  @Test
+  void shouldKeepTheSpecBelowEveryLayerThatReadsIt() {
+    classes().that().resideInAPackage("io.dimstream.spec..")
+        .should().onlyDependOnClassesThat(outsideOurCodeOr("io.dimstream.spec..", "io.dimstream.types..",
+            "io.dimstream.storage.."))
+        .check(main);
+  }
+
+  @Test
+  void shouldKeepHistoryThePureRuleOverModelAndSpec() {
     noClasses().that().resideInAPackage("io.dimstream.history..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.codec..", "io.dimstream.table..",
             "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
-            "io.dimstream.service..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..")
+            "io.dimstream.service..", "io.dimstream.batch..", "io.dimstream.broker..", "io.dimstream.cli..",
+            "io.dimstream.testkit..")
         .check(main);
   }
 
@@ -58,7 +76,7 @@ class ArchitectureTest {
     noClasses().that().resideInAPackage("io.dimstream.table..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.history..", "io.dimstream.codec..",
             "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
-            "io.dimstream.service..", "io.dimstream.cli..")
+            "io.dimstream.service..", "io.dimstream.batch..", "io.dimstream.cli..")
         .check(main);
   }
 
@@ -66,7 +84,16 @@ class ArchitectureTest {
   void shouldKeepTheCompactorIndependentOfTheTopology() {
     noClasses().that().resideInAPackage("io.dimstream.compactor..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.topology..", "io.dimstream.service..",
-            "io.dimstream.cli..")
+            "io.dimstream.batch..", "io.dimstream.cli..")
+        .check(main);
+  }
+
+  @Test
+  void shouldKeepTheOfflineLoadsAboveTheTableAndBesideTheService() {
+    // backfill and snapshot apply fold with the topology's step and write the table, without a running service
+    noClasses().that().resideInAPackage("io.dimstream.batch..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.service..", "io.dimstream.compactor..",
+            "io.dimstream.query..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..")
         .check(main);
   }
 
@@ -92,12 +119,12 @@ class ArchitectureTest {
   }
 
   @Test
-  void shouldKeepExpressionsBesideHistoryOverModelAndConfig() {
+  void shouldKeepExpressionsBesideHistoryOverModelAndSpec() {
     noClasses().that().resideInAPackage("io.dimstream.expr..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.codec..", "io.dimstream.table..",
             "io.dimstream.change..", "io.dimstream.topology..", "io.dimstream.compactor..", "io.dimstream.query..",
-            "io.dimstream.service..", "io.dimstream.broker..", "io.dimstream.cli..", "io.dimstream.testkit..",
-            "org.apache.kafka..")
+            "io.dimstream.service..", "io.dimstream.batch..", "io.dimstream.broker..", "io.dimstream.cli..",
+            "io.dimstream.testkit..", "org.apache.kafka..")
         .check(main);
   }
 
@@ -133,5 +160,12 @@ class ArchitectureTest {
         .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.Transaction")
         .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.BulkLoad")
         .check(main);
+  }
+
+  /** Classes outside io.dimstream (the JDK, libraries), the root package's exception, or the given packages. */
+  private static DescribedPredicate<JavaClass> outsideOurCodeOr(String... packages) {
+    return resideOutsideOfPackage("io.dimstream..")
+        .or(resideInAPackage("io.dimstream"))
+        .or(resideInAnyPackage(packages));
   }
 }

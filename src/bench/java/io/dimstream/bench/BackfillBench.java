@@ -147,7 +147,7 @@ public final class BackfillBench {
   }
 
   /** Adds a {@code tier_rank: long} column to a spec file written by {@link BenchSpecs#write}, and {@code extra}. */
-  private static Path withTierRank(Path spec, String extra) throws java.io.IOException {
+  static Path withTierRank(Path spec, String extra) throws java.io.IOException {
     String yaml = Files.readString(spec).replace("  op: string\n", "  op: string\n  tier_rank: long\n");
     int service = yaml.indexOf("\nservice:");
     Files.writeString(spec, yaml.substring(0, service + 1) + extra + yaml.substring(service + 1));

@@ -1,7 +1,7 @@
 package io.dimstream.bench;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,10 +3,10 @@ package io.dimstream.bench;
 import static io.dimstream.bench.Figures.emit;
 import static io.dimstream.bench.Figures.params;
 
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.internal.files.DataFiles;
 import io.dimstream.table.internal.files.PlainCodecFactory;
 import io.dimstream.table.internal.files.StatsCollector;

@@ -1,9 +1,9 @@
 package io.dimstream.bench;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Files;
 import java.nio.file.Path;

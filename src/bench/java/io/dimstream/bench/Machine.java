@@ -3,8 +3,9 @@ package io.dimstream.bench;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 
-/** Prints the machine line: cores, memory, CPU model and load average, before or after the run. */
+/** Prints the machine line: cores, memory, CPU model, load average, the commit measured and the time, before or after the run. */
 public final class Machine {
   private Machine() {}
 
@@ -16,7 +17,8 @@ public final class Machine {
         Figures.params("memory_mib", os.getTotalMemorySize() >> 20, "cpu", cpuModel(),
             "load_avg_1m", os.getSystemLoadAverage(), "loadavg", loadavg(), "when", when, "mode", mode,
             "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
-            "os", System.getProperty("os.name") + " " + System.getProperty("os.version")));
+            "os", System.getProperty("os.name") + " " + System.getProperty("os.version"),
+            "commit", System.getenv().getOrDefault("BENCH_COMMIT", "unknown"), "date", Instant.now().toString()));
   }
 
   private static String cpuModel() throws Exception {

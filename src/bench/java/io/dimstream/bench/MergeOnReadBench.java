@@ -10,11 +10,11 @@ import static io.dimstream.bench.JvmGauges.resetPeak;
 import static io.dimstream.bench.JvmGauges.retainedHeapMb;
 import static io.dimstream.bench.JvmGauges.threadCpuNanos;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.BulkLoad;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;

@@ -3,7 +3,6 @@ package io.dimstream.bench;
 import static io.dimstream.bench.Figures.emit;
 import static io.dimstream.bench.Figures.params;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
@@ -13,6 +12,7 @@ import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.HistoryQueries;
 import io.dimstream.query.ScanHints;
 import io.dimstream.query.TimeTravel;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Files;

@@ -3,11 +3,11 @@ package io.dimstream.bench;
 import static io.dimstream.bench.Figures.emit;
 import static io.dimstream.bench.Figures.params;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.topology.DimensionTopology;
 import io.dimstream.topology.KeyedChanges;
-import io.dimstream.testkit.ChangeStreams;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;

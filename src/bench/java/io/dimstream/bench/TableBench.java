@@ -7,9 +7,9 @@ import static io.dimstream.bench.JvmGauges.peakHeapMb;
 import static io.dimstream.bench.JvmGauges.resetPeak;
 import static io.dimstream.bench.JvmGauges.threadCpuNanos;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;

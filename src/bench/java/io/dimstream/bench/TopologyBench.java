@@ -5,8 +5,6 @@ import static io.dimstream.bench.Figures.params;
 import static io.dimstream.bench.Figures.percentile;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -14,6 +12,8 @@ import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.CommitInterval;
 import io.dimstream.service.DimensionService;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.topology.KeyedChanges;
@@ -72,8 +72,8 @@ public final class TopologyBench {
 
     // -Dtopology.runs=unpaced,paced2000 runs a subset (for a quick comparison of two builds)
     // quick mode (bench/run --quick, under 5 minutes in all) pairs keyed and baseline with 2k events/s only
-    String all = quick ? "unpaced,unpaced-keyed,scale,paced1000,paced2000,paced2000-keyed,paced5000"
-        : "unpaced,unpaced-keyed,unpaced-records,scale,paced1000,paced1000-keyed,paced2000,paced2000-keyed,paced5000,paced5000-keyed";
+    String all = quick ? "unpaced,unpaced-keyed,scale,expressions,paced1000,paced2000,paced2000-keyed,paced5000"
+        : "unpaced,unpaced-keyed,unpaced-records,scale,expressions,paced1000,paced1000-keyed,paced2000,paced2000-keyed,paced5000,paced5000-keyed";
     List<String> runs = List.of(System.getProperty("topology.runs", all).split(","));
 
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
@@ -119,14 +119,17 @@ public final class TopologyBench {
       if (runs.contains("scale")) {
         // 2 partitions: one instance (one stream thread, both tasks) against two (one task each), one table
         Input scale = input(unpacedEvents, keys);
-        Rates one = dimstream(work, bootstrap, "scale-1", scale, 0, true, false, 2, 1);
-        Rates two = dimstream(work, bootstrap, "scale-2", scale, 0, true, false, 2, 2);
+        Rates one = dimstream(work, bootstrap, "scale-1", scale, 0, true, false, 2, 1, null);
+        Rates two = dimstream(work, bootstrap, "scale-2", scale, 0, true, false, 2, 2, null);
         emit("topology", "ratio_2_to_1_instances_to_versions", two.toVersions() / one.toVersions(), "x",
             params("events", unpacedEvents, "keys", keys, "partitions", 2, "one_events_per_s",
                 Math.round(one.toVersions()), "two_events_per_s", Math.round(two.toVersions())));
         emit("topology", "ratio_2_to_1_instances_to_table", two.toTable() / one.toTable(), "x",
             params("events", unpacedEvents, "keys", keys, "partitions", 2, "one_events_per_s",
                 Math.round(one.toTable()), "two_events_per_s", Math.round(two.toTable())));
+      }
+      if (runs.contains("expressions")) {
+        expressions(work, bootstrap, input(unpacedEvents, keys));
       }
       for (long rate : rates) {
         if (!runs.contains("paced" + rate)) {
@@ -142,6 +145,35 @@ public final class TopologyBench {
         }
       }
     }
+  }
+
+  private static final int EXPRESSION_PAIRS = 2;
+
+  /**
+   * The cost of expressions in the streaming path: unpaced runs of the same stream through a spec with the
+   * {@code tier_rank} column, without and with {@link BackfillBench#EXPRESSIONS} (a derived column and a skip
+   * condition), in the order ABBA so that both meet the same machine; each run its own topics and table.
+   */
+  private static void expressions(Path work, String bootstrap, Input in) throws Exception {
+    double[] seconds = new double[2];
+    for (int pair = 0; pair < EXPRESSION_PAIRS; pair++) {
+      // without, with, then with, without: a JIT still warming up or a neighbour's load weighs on both sides
+      for (int j = 0; j < 2; j++) {
+        int i = pair % 2 == 0 ? j : 1 - j;
+        String run = "unpaced-" + (i == 0 ? "without" : "with") + "-expressions-" + pair;
+        String expressions = i == 0 ? "" : BackfillBench.EXPRESSIONS;
+        Rates r = dimstream(work, bootstrap, run, in, 0, false, false, 1, 1, expressions);
+        seconds[i] += in.values().size() / r.toVersions();
+      }
+    }
+    Map<String, Object> p = params("events", in.values().size(), "keys", in.keys(), "pairs", EXPRESSION_PAIRS,
+        "expressions", "derive tier_rank (nested ternary on tier) + skip_when city/tier", "run",
+        "unpaced, ABBA");
+    emit("topology", "events_per_s_without_expressions", in.values().size() * EXPRESSION_PAIRS / seconds[0],
+        "events/s", p);
+    emit("topology", "events_per_s_with_expressions", in.values().size() * EXPRESSION_PAIRS / seconds[1],
+        "events/s", p);
+    emit("topology", "expressions_speed_ratio", seconds[0] / seconds[1], "x", p);
   }
 
   /**
@@ -186,7 +218,7 @@ public final class TopologyBench {
 
   private static double dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check,
       boolean keyed) throws Exception {
-    return dimstream(work, bootstrap, run, in, rate, check, keyed, 1, 1).toVersions();
+    return dimstream(work, bootstrap, run, in, rate, check, keyed, 1, 1, null).toVersions();
   }
 
   /** What an unpaced run reached: events/s into the versions topic and into the table. */
@@ -194,13 +226,17 @@ public final class TopologyBench {
 
   /**
    * One run of the service: {@code instances} services with the same spec (each its own data directory and
-   * Streams state, one shared merge-on-read table) on a changes topic of {@code partitions} partitions.
+   * Streams state, one shared merge-on-read table) on a changes topic of {@code partitions} partitions. A non-null
+   * {@code expressions} adds the {@code tier_rank} column and that spec text (see {@link BackfillBench#EXPRESSIONS}).
    */
   private static Rates dimstream(Path work, String bootstrap, String run, Input in, long rate, boolean check,
-      boolean keyed, int partitions, int instances) throws Exception {
+      boolean keyed, int partitions, int instances, String expressions) throws Exception {
     String name = "dim-" + run;
     Path specFile = BenchSpecs.write(work, name, bootstrap, "  compaction: {interval: 1000ms}\n"
         + (partitions > 1 ? "  partitions: " + partitions + "\n" : ""));
+    if (expressions != null) {
+      BackfillBench.withTierRank(specFile, expressions);
+    }
     if (keyed) {
       Files.writeString(specFile, "topics: {changes_keyed_by_business_key: true}\n", StandardOpenOption.APPEND);
     }

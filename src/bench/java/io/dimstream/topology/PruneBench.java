@@ -5,14 +5,14 @@ import static io.dimstream.bench.Figures.params;
 
 import io.dimstream.codec.EventJson;
 import io.dimstream.codec.StateBinary;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.dimstream.broker;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.SizePolicy;
-import io.dimstream.config.Topics;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.SizePolicy;
+import io.dimstream.spec.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,9 +2,9 @@ package io.dimstream.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnValues;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;

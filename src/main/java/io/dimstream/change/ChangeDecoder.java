@@ -1,6 +1,6 @@
 package io.dimstream.change;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 
 /**
  * Turns one record of a dimension's changes topic into a {@link io.dimstream.model.ChangeEvent}, or into a
@@ -8,7 +8,7 @@ import io.dimstream.config.DimensionSpec;
  *
  * <p>What every format shares: key and sequence columns are required (missing or null rejects the record);
  * attributes are nullable (a missing field is null); fields the spec does not declare are ignored; every declared
- * column is type-checked against the spec (see {@link io.dimstream.config.ColumnValues}). A delete event reads the
+ * column is type-checked against the spec (see {@link io.dimstream.types.ColumnValues}). A delete event reads the
  * key, sequence and delete-rule columns; under {@code skip_when} it also carries the attribute columns its record
  * holds (type-checked; a missing one is null), which only the condition reads. A null value (Kafka tombstone) is a
  * delete of the record key's business key (and carries nothing else) when the delete rule is {@code tombstone},

@@ -1,9 +1,9 @@
 package io.dimstream.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
 import java.util.List;
 
 /** Builds every rejection detail and every {@link ChangeException} of this package: what, where, and the fix. */

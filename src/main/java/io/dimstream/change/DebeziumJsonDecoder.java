@@ -1,10 +1,10 @@
 package io.dimstream.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.DebeziumOrder;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DebeziumOrder;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
 import java.util.List;
 
 /**

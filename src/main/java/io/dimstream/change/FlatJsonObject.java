@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.dimstream.config.Column;
+import io.dimstream.types.Column;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

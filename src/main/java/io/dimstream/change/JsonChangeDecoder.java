@@ -1,14 +1,14 @@
 package io.dimstream.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
 import java.util.List;
 
 /**
  * Decodes a record value holding one JSON object whose fields are named as the spec's columns:
  * {@code {"customer_id": 42, "name": "Ada", "updated_at": "2026-03-01T09:00:00+01:00", "op": "u"}}.
- * Values are read with {@link io.dimstream.config.ColumnValues#fromJson}. An absent attribute is null, or
+ * Values are read with {@link io.dimstream.types.ColumnValues#fromJson}. An absent attribute is null, or
  * {@link io.dimstream.model.Absent} under {@code missing_fields: keep}; fields the spec does not declare are
  * reported, rejected or ignored as {@code unknown_fields} says. Thread-safe.
  */

@@ -1,7 +1,7 @@
 package io.dimstream.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
+import io.dimstream.types.Column;
 
 /** Reads positions that are not plain numbers from a Debezium {@code source} block as longs that keep their order. */
 final class SourcePositions {

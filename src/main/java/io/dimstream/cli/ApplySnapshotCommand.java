@@ -1,12 +1,12 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.service.Backfill;
-import io.dimstream.service.SnapshotApply;
-import io.dimstream.table.DeltaTable;
+import io.dimstream.batch.Backfill;
+import io.dimstream.batch.SnapshotApply;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.ObjectStores;
 import io.dimstream.storage.TableLocation;
+import io.dimstream.table.DeltaTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -45,7 +45,7 @@ final class ApplySnapshotCommand implements Callable<Integer> {
       throw CliErrors.missingInput(input);
     }
     ObjectStore store = ObjectStores.open(table, spec.service().storage());
-    if (store.list("_delta_log/", null).isEmpty()) {
+    if (!DeltaTable.exists(store)) {
       throw new CliErrors.UsageError(table + " holds no table. Fix: give the table the dimension writes "
           + "(service.table_path), or create it first with `dimstream backfill`");
     }

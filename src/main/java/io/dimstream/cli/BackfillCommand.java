@@ -1,11 +1,12 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.InputFormat;
-import io.dimstream.service.Backfill;
+import io.dimstream.batch.Backfill;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.InputFormat;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.ObjectStores;
 import io.dimstream.storage.TableLocation;
+import io.dimstream.table.DeltaTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +48,7 @@ final class BackfillCommand implements Callable<Integer> {
       throw CliErrors.missingInput(input);
     }
     ObjectStore store = ObjectStores.open(table, spec.service().storage());
-    if (!store.list("_delta_log/", null).isEmpty()) {
+    if (DeltaTable.exists(store)) {
       throw new CliErrors.UsageError(table + " already holds a table. Fix: backfill into a new location, then "
           + "point the service at it (service.table_path) before its first run");
     }

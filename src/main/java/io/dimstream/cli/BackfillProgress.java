@@ -1,6 +1,6 @@
 package io.dimstream.cli;
 
-import io.dimstream.service.Backfill;
+import io.dimstream.batch.Backfill;
 import java.io.PrintStream;
 
 /**

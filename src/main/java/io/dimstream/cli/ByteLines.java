@@ -1,6 +1,6 @@
 package io.dimstream.cli;
 
-import io.dimstream.service.BlankLines;
+import io.dimstream.batch.BlankLines;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.dimstream.cli;
 
 import io.dimstream.DimstreamException;
-import io.dimstream.config.Durations;
+import io.dimstream.spec.Durations;
 import java.nio.file.Path;
 
 /** Builds the errors the commands report: what happened, why, and how to fix it. */

@@ -1,8 +1,8 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.PostgresSource;
 import io.dimstream.service.DimensionService;
 import io.dimstream.source.PostgresCapture;
+import io.dimstream.spec.PostgresSource;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 

@@ -1,10 +1,10 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.TopicReader;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -189,7 +189,7 @@ final class DemoCommand implements Callable<Integer> {
 
   private static boolean holdsTable(io.dimstream.storage.ObjectStore store) {
     try {
-      return !store.list("_delta_log/", null).isEmpty();
+      return DeltaTable.exists(store);
     } catch (java.io.IOException e) {
       throw new CliErrors.UsageError(store.location() + ": cannot list the table location (" + e.getMessage()
           + "). Fix: check the location and its credentials.");

@@ -67,7 +67,7 @@ final class EnrichCommand implements Callable<Integer> {
       throw new CliErrors.InputError(facts + ": no such file. Fix: pass a JSON-lines file of facts with --facts");
     }
     ObjectStore store = ObjectStores.open(table);
-    if (store.list("_delta_log/", null).isEmpty()) {
+    if (!DeltaTable.exists(store)) {
       throw new CliErrors.InputError(table + ": no Delta table here (no _delta_log). Fix: pass the dimension's "
           + "table (its service.table_path) with --table");
     }

@@ -1,16 +1,16 @@
 package io.dimstream.cli;
 
 import io.dimstream.change.ChangeException;
-import io.dimstream.config.SpecException;
+import io.dimstream.spec.SpecException;
 import io.dimstream.topology.TopologyException;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** The {@code dimstream} command: a thin dispatcher to its subcommands. */
 @Command(name = "dimstream", mixinStandardHelpOptions = true, version = "dimstream 0.1.0",

@@ -1,14 +1,14 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.service.DimensionService;
 import io.dimstream.source.LocalPostgres;
 import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.storage.TableLocation;
 import io.dimstream.table.DeltaTable;
 import java.io.PrintStream;
-import io.dimstream.storage.TableLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,10 +1,10 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.InputFormat;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.service.KafkaClients;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.InputFormat;
 import io.dimstream.topology.KeyedChanges;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 package io.dimstream.cli;
 
 import io.dimstream.codec.VersionJson;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.query.AttributeFilter;
@@ -13,6 +12,7 @@ import io.dimstream.query.SequenceTimes;
 import io.dimstream.query.TimeTravel;
 import io.dimstream.query.VersionRows;
 import io.dimstream.query.VersionTable;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.storage.TableLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -78,7 +78,7 @@ final class QueryCommand implements Runnable {
     @Override
     public java.time.Instant convert(String value) {
       try {
-        return io.dimstream.config.ColumnValues.parseTimestamp(value.trim());
+        return io.dimstream.types.ColumnValues.parseTimestamp(value.trim());
       } catch (IllegalArgumentException e) {
         throw new picocli.CommandLine.TypeConversionException(e.getMessage());
       }

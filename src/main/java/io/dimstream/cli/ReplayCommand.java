@@ -2,10 +2,10 @@ package io.dimstream.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.codec.VersionJson;
 import io.dimstream.change.DeadLetters;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.codec.VersionJson;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.topology.TopologyRunner;
 import java.io.BufferedWriter;
 import java.io.IOException;

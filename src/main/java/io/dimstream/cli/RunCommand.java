@@ -1,10 +1,10 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.service.DimensionService;
 import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.service.DimensionService;
 import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
+import io.dimstream.spec.DimensionSpec;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.ServiceSettings;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.ServiceSettings;
 import io.dimstream.storage.TableLocation;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

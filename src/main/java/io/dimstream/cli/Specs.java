@@ -1,11 +1,11 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.expr.SpecExpressions;
-import io.dimstream.source.SourcedSpecs;
-import java.nio.file.Files;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
+import io.dimstream.expr.SpecExpressions;
+import io.dimstream.source.SourcedSpecs;
+import io.dimstream.spec.DimensionSpec;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

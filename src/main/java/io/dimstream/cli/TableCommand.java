@@ -9,10 +9,10 @@ import io.dimstream.query.TableVerifier;
 import io.dimstream.query.TimeTravel;
 import io.dimstream.query.VersionSource;
 import io.dimstream.query.VersionTable;
+import io.dimstream.storage.TableLocation;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.VacuumResult;
-import io.dimstream.storage.TableLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,7 +206,7 @@ final class TableCommand implements Runnable {
   static final class DurationConverter implements picocli.CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      return io.dimstream.config.Durations.parse(value).orElseThrow(() -> CliErrors.badDuration(value));
+      return io.dimstream.spec.Durations.parse(value).orElseThrow(() -> CliErrors.badDuration(value));
     }
   }
 

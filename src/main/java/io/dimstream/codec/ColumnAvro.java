@@ -1,7 +1,7 @@
 package io.dimstream.codec;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;

@@ -1,8 +1,5 @@
 package io.dimstream.codec;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.model.Absent;
@@ -10,6 +7,9 @@ import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;

@@ -1,16 +1,16 @@
 package io.dimstream.codec;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputColumns;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputColumns;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,12 +1,12 @@
 package io.dimstream.codec;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputFormat;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputFormat;
 
 /**
  * The record format of a dimension's versions topic, as chosen by the spec's {@code versions_format}: the record key

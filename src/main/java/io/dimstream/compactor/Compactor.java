@@ -1,23 +1,23 @@
 package io.dimstream.compactor;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.SizePolicy;
 import io.dimstream.model.VersionChange;
-import io.dimstream.table.CommitStateUnknownException;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.SizePolicy;
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.table.CommitStateUnknownException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -93,7 +93,7 @@ public final class Compactor implements Runnable, AutoCloseable {
   private final AtomicLong deadLettered = new AtomicLong();
 
   /**
-   * A compactor whose dead letters may be as large as {@link SizePolicy#of(io.dimstream.config.ServiceSettings)}
+   * A compactor whose dead letters may be as large as {@link SizePolicy#of(io.dimstream.spec.ServiceSettings)}
    * allows (the spec's limit, else Kafka's default topic limit).
    *
    * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
 import io.dimstream.model.SurrogateIds;
 import io.dimstream.model.Version;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.util.List;
 
 /**

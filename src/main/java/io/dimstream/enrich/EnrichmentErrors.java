@@ -1,6 +1,6 @@
 package io.dimstream.enrich;
 
-import io.dimstream.config.SpecException;
+import io.dimstream.spec.SpecException;
 import java.nio.file.Path;
 
 /** Builds every error of an enrichment spec: what is wrong, where (file and field), and how to fix it. */
@@ -10,11 +10,6 @@ final class EnrichmentErrors {
   static SpecException invalid(Path file, String field, String problem, String fix) {
     String where = file == null ? "enrichment spec" : file.toString();
     return new SpecException(where + ": field '" + field + "': " + problem + ". Fix: " + fix);
-  }
-
-  static SpecException unreadable(Path file, Exception cause) {
-    return new SpecException(file + ": cannot read the enrichment spec: " + cause.getMessage()
-        + ". Fix: check that the file exists and is valid YAML");
   }
 
   static SpecException dimensionUnusable(Path file, Path dimensionFile, String why) {

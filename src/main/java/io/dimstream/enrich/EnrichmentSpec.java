@@ -1,9 +1,9 @@
 package io.dimstream.enrich;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.InputFormat;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.InputFormat;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,17 +1,15 @@
 package io.dimstream.enrich;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.config.Durations;
-import io.dimstream.config.HistoryMode;
-import io.dimstream.config.InputFormat;
-import io.dimstream.config.SpecException;
-import java.io.IOException;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.Durations;
+import io.dimstream.spec.HistoryMode;
+import io.dimstream.spec.InputFormat;
+import io.dimstream.spec.SpecException;
+import io.dimstream.spec.SpecYaml;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +25,6 @@ import java.util.TreeSet;
 
 /** Reads an enrichment spec from YAML (docs/enrichment.md), loads the dimension spec it names, and validates both together. */
 public final class EnrichmentSpecLoader {
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> TOP_LEVEL = Set.of("name", "dimension", "facts", "join", "attributes",
       "found_column", "version_id", "valid_from", "output", "grace");
   private static final Set<String> FACTS = Set.of("topic", "format", "columns", "key", "time");
@@ -37,16 +34,8 @@ public final class EnrichmentSpecLoader {
 
   /** Loads {@code file} and the dimension spec it names (relative to {@code file}). */
   public static EnrichmentSpec load(Path file) {
-    JsonNode root;
-    try {
-      root = YAML.readTree(Files.readString(file));
-    } catch (IOException e) {
-      throw EnrichmentErrors.unreadable(file, e);
-    }
-    if (root == null || !root.isObject()) {
-      throw EnrichmentErrors.invalid(file, "(top level)", "the file is not a YAML mapping",
-          "write 'name:', 'dimension:', 'facts:', 'join:' and 'attributes:' at the top level (docs/enrichment.md)");
-    }
+    JsonNode root = SpecYaml.readMapping(file, "enrichment spec", "write 'name:', 'dimension:', 'facts:', 'join:' "
+        + "and 'attributes:' at the top level (docs/enrichment.md)");
     Path dimensionFile = dimensionFile(root, file);
     DimensionSpec dimension;
     try {

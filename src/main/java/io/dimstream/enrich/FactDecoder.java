@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.dimstream.config.Column;
-import io.dimstream.config.InputFormat;
+import io.dimstream.spec.InputFormat;
+import io.dimstream.types.Column;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -74,7 +74,7 @@ public final class FactDecoder {
     for (Column c : facts.columns()) {
       Object v;
       try {
-        v = io.dimstream.config.ColumnValues.fromJson(row.get(c.name()), c.type());
+        v = io.dimstream.types.ColumnValues.fromJson(row.get(c.name()), c.type());
       } catch (IllegalArgumentException e) {
         return rejected("bad-type:" + c.name(), "column '" + c.name() + "' (" + c.type() + "): " + e.getMessage());
       }

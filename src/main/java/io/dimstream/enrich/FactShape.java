@@ -4,10 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
 import io.dimstream.model.BusinessKey;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.util.ArrayList;
 import java.util.List;
 

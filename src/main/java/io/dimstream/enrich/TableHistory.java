@@ -1,9 +1,9 @@
 package io.dimstream.enrich;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.SpecException;
 import io.dimstream.model.Version;
+import io.dimstream.spec.SpecException;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.types.Column;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;

@@ -4,7 +4,7 @@ import com.google.protobuf.Timestamp;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
-import io.dimstream.config.ColumnType;
+import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;

@@ -3,10 +3,10 @@ package io.dimstream.expr;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.types.CelType;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.SpecException;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.SpecException;
+import io.dimstream.types.ColumnType;
 
 /** Builds every error of spec expressions: what happened, why, and how to fix it. */
 final class ExpressionErrors {

@@ -1,12 +1,12 @@
 package io.dimstream.history;
 
 import io.dimstream.model.Absent;
-import io.dimstream.config.HistoryMode;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.HistoryMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

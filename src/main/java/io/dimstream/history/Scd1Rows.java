@@ -1,8 +1,8 @@
 package io.dimstream.history;
 
-import io.dimstream.config.HistoryMode;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.HistoryMode;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The values of a dimension's key columns, in the spec's key order. Values are the in-memory forms of
- * {@link io.dimstream.config.ColumnType}; none is null.
+ * {@link io.dimstream.types.ColumnType}; none is null.
  */
 public record BusinessKey(List<Object> values) {
   public BusinessKey {

@@ -1,10 +1,10 @@
 package io.dimstream.query;
 
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnValues;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;

@@ -1,14 +1,14 @@
 package io.dimstream.query;
 
 import io.dimstream.DimstreamException;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Snapshot;
-import io.dimstream.storage.LocalStore;
-import io.dimstream.storage.ObjectStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ public final class DeltaVersionTable implements VersionTable {
    */
   public static DeltaVersionTable open(ObjectStore store) {
     try {
-      if (store.list("_delta_log/", null).isEmpty()) {
+      if (!DeltaTable.exists(store)) {
         throw QueryErrors.noTable(store.location());
       }
     } catch (IOException e) {

@@ -1,11 +1,11 @@
 package io.dimstream.query;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
 package io.dimstream.query;
 
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.dimstream.query;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,9 +1,9 @@
 package io.dimstream.query;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.query.QueryException.Reason;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;

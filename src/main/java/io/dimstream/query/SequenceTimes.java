@@ -1,9 +1,9 @@
 package io.dimstream.query;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 

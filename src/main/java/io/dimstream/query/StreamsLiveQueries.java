@@ -1,6 +1,5 @@
 package io.dimstream.query;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
@@ -8,6 +7,7 @@ import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.topology.LiveStores;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.dimstream.query;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.util.List;
 
 /** A dimension's table as the query side reads it: snapshots for time travel, and its commit history. */

@@ -1,6 +1,6 @@
 package io.dimstream.service;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
 

@@ -1,6 +1,6 @@
 package io.dimstream.service;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.dimstream.service;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.topology.DimensionTopology;
 import java.time.Duration;
 import java.util.HashMap;

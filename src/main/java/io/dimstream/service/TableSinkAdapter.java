@@ -2,12 +2,12 @@ package io.dimstream.service;
 
 import io.dimstream.compactor.LeaseHeldException;
 import io.dimstream.compactor.TableSink;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
-import io.dimstream.table.FileOwners;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.FileOwners;
 import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.TableOptions;
 import io.dimstream.table.TxnOverlapException;

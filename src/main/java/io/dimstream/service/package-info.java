@@ -1,2 +1,2 @@
-/** One running dimension: lifecycle, health, metrics, the table sink, and the offline pipelines. */
+/** One running dimension: lifecycle, health, metrics, the table sink, catching up with its topics. */
 package io.dimstream.service;

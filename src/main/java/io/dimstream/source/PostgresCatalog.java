@@ -1,6 +1,6 @@
 package io.dimstream.source;
 
-import io.dimstream.config.PostgresSource;
+import io.dimstream.spec.PostgresSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

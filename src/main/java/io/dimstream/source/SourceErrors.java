@@ -1,6 +1,6 @@
 package io.dimstream.source;
 
-import io.dimstream.config.PostgresSource;
+import io.dimstream.spec.PostgresSource;
 import java.util.List;
 
 /** Builds every {@link SourceException}: what is wrong with the database or the table, and the fix. */

@@ -4,16 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.config.PostgresSource;
-import java.io.IOException;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.PostgresSource;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.ObjectStores;
 import io.dimstream.storage.TableLocation;
+import io.dimstream.table.DeltaTable;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import io.dimstream.table.DeltaTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -39,7 +39,7 @@ public final class SourcedSpecs {
   /**
    * Loads {@code file}; with a database source and no {@code columns} or {@code key}, asks the database for them.
    *
-   * @throws io.dimstream.config.SpecException when the spec is invalid
+   * @throws io.dimstream.spec.SpecException when the spec is invalid
    * @throws SourceException when the database cannot be reached or the table lacks what the spec leaves out
    */
   public static Sourced load(Path file) {
@@ -131,7 +131,7 @@ public final class SourcedSpecs {
 
   private static boolean holdsTable(ObjectStore store, TableLocation location) {
     try {
-      return !store.list("_delta_log/", null).isEmpty();
+      return DeltaTable.exists(store);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(location + ": cannot list the table's log: " + e.getMessage(), e);
     }

@@ -1,7 +1,10 @@
 package io.dimstream.table;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.storage.LocalStore;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.TableLocation;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.TableFeatures;
@@ -27,9 +30,7 @@ import io.dimstream.table.internal.maintenance.Checkpointer;
 import io.dimstream.table.internal.maintenance.DeletionVectorCompaction;
 import io.dimstream.table.internal.maintenance.Optimizer;
 import io.dimstream.table.internal.maintenance.Vacuum;
-import io.dimstream.storage.LocalStore;
-import io.dimstream.storage.ObjectStore;
-import io.dimstream.storage.TableLocation;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -115,6 +116,14 @@ public final class DeltaTable {
     DeltaLog log = new DeltaLog(root);
     TableCreation.create(log, spec, properties, options.clock().millis());
     return new DeltaTable(root, options, LogReplay.load(log, null));
+  }
+
+  /**
+   * Whether {@code store} holds a table: any object under {@code _delta_log/}. The one test every command makes
+   * before it creates a table there or refuses a location without one.
+   */
+  public static boolean exists(ObjectStore store) throws IOException {
+    return !store.list(DeltaLog.DIR, null).isEmpty();
   }
 
   /** Opens an existing table with default {@link TableOptions}. */

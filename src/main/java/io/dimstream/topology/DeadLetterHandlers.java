@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 public final class DeadLetterHandlers {
   /** Streams property naming the dead-letter topic; set by {@link DimensionTopology#config}. */
   public static final String DLQ_TOPIC_CONFIG = "dimstream.dlq.topic";
-  /** Streams property: the largest record the service writes (see {@link io.dimstream.config.SizePolicy}). */
+  /** Streams property: the largest record the service writes (see {@link io.dimstream.spec.SizePolicy}). */
   public static final String OUTPUT_LIMIT_CONFIG = "dimstream.output.limit.bytes";
   private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandlers.class);
   private static final String REPARTITION_SUFFIX = "-repartition";
@@ -119,7 +119,7 @@ public final class DeadLetterHandlers {
       }
       Headers headers = DecodeProcessor.errorHeaders(
           context.headers() == null ? new RecordHeaders() : context.headers(), reason, detail);
-      long room = (long) limit - io.dimstream.config.SizePolicy.HEADER_ALLOWANCE - (key == null ? 0 : key.length)
+      long room = (long) limit - io.dimstream.spec.SizePolicy.HEADER_ALLOWANCE - (key == null ? 0 : key.length)
           - RecordSizes.headerBytes(headers);
       if (value != null && value.length > room) {
         headers.add(RecordSizes.VALUE_BYTES_HEADER, Integer.toString(value.length).getBytes(StandardCharsets.UTF_8));

@@ -34,7 +34,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   private final RecordSizes sizes;
   private ProcessorContext<byte[], Envelope> context;
   private TopologyMetrics metrics;
-  private final io.dimstream.config.DimensionSpec spec;
+  private final io.dimstream.spec.DimensionSpec spec;
   private org.apache.kafka.common.metrics.Sensor rejected;
   private org.apache.kafka.common.metrics.Sensor skipped;
 
@@ -44,7 +44,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Envelop
   /** Per field name, its counter in this task; bounded because field names come from the input. */
   private final java.util.Map<String, org.apache.kafka.common.metrics.Sensor> unknownCounters = new java.util.HashMap<>();
 
-  DecodeProcessor(io.dimstream.config.DimensionSpec spec, Scd2Step step, EventJson json, RecordSizes sizes,
+  DecodeProcessor(io.dimstream.spec.DimensionSpec spec, Scd2Step step, EventJson json, RecordSizes sizes,
       UnknownFieldWarnings unknownWarnings) {
     this.spec = spec;
     this.step = step;

@@ -3,7 +3,7 @@ package io.dimstream.topology;
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.Decoded;
 import io.dimstream.codec.EventJson;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.util.Optional;
 
 /**

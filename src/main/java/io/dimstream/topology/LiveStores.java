@@ -2,11 +2,11 @@ package io.dimstream.topology;
 
 import io.dimstream.codec.EventJson;
 import io.dimstream.codec.StateBinary;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.KeyState;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
+import io.dimstream.spec.DimensionSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.dimstream.topology;
 
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.SizePolicy;
+import io.dimstream.spec.SizePolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.kafka.common.header.Header;

@@ -5,13 +5,13 @@ import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionRecordCodec;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.kafka.common.KafkaException;
@@ -143,7 +143,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
       if (eventBytes > sizes.policy().maxEventBytes()) {
         reject(record, RejectReason.TOO_LARGE, "the decoded event is " + eventBytes + " bytes, over the limit of "
             + sizes.policy().maxEventBytes() + " bytes that keeps every version and state record within Kafka's "
-            + "limits (service.max_record_bytes plus " + io.dimstream.config.SizePolicy.HEADER_ALLOWANCE
+            + "limits (service.max_record_bytes plus " + io.dimstream.spec.SizePolicy.HEADER_ALLOWANCE
             + "); raise service.max_record_bytes to apply it");
         return;
       }
@@ -231,10 +231,10 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   private static final int JSON_EXPANSION = 6;
 
-  private static final java.util.Set<io.dimstream.config.ColumnType.Kind> EXACT_KEY_KINDS = java.util.EnumSet.of(
-      io.dimstream.config.ColumnType.Kind.LONG, io.dimstream.config.ColumnType.Kind.INT,
-      io.dimstream.config.ColumnType.Kind.STRING, io.dimstream.config.ColumnType.Kind.BOOLEAN,
-      io.dimstream.config.ColumnType.Kind.DATE);
+  private static final java.util.Set<io.dimstream.types.ColumnType.Kind> EXACT_KEY_KINDS = java.util.EnumSet.of(
+      io.dimstream.types.ColumnType.Kind.LONG, io.dimstream.types.ColumnType.Kind.INT,
+      io.dimstream.types.ColumnType.Kind.STRING, io.dimstream.types.ColumnType.Kind.BOOLEAN,
+      io.dimstream.types.ColumnType.Kind.DATE);
 
   /** Logs a rejection (a processing error was already logged with its stack trace) and sends it to the DLQ. */
   private void reject(Record<byte[], Envelope> record, String reason, String detail) {

@@ -67,7 +67,7 @@ public final class SnapshotMarkers {
    *
    * @throws RuntimeException when it is none
    */
-  public static io.dimstream.model.Sequence at(io.dimstream.config.DimensionSpec spec, String at) {
+  public static io.dimstream.model.Sequence at(io.dimstream.spec.DimensionSpec spec, String at) {
     return SnapshotTracker.parseAt(spec, at);
   }
 

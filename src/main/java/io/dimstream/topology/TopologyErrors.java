@@ -1,6 +1,6 @@
 package io.dimstream.topology;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 
 /** Builds every {@link TopologyException}. */
 final class TopologyErrors {

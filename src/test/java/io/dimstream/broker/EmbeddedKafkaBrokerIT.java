@@ -3,7 +3,7 @@ package io.dimstream.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.ServiceSettings;
-import io.dimstream.config.Topics;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.ServiceSettings;
+import io.dimstream.spec.Topics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

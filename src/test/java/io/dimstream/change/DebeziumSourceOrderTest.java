@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.Sequence;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.stream.Stream;
@@ -132,7 +132,7 @@ class DebeziumSourceOrderTest {
   @Test
   void shouldStillRejectATombstoneWhenDebeziumDeletesAreOff() {
     DimensionSpec spec = DimensionSpec.builder("customers").column("customer_id", "long").column("lsn", "long")
-        .key("customer_id").sequence("lsn").inputFormat(io.dimstream.config.InputFormat.DEBEZIUM_JSON).build();
+        .key("customer_id").sequence("lsn").inputFormat(io.dimstream.spec.InputFormat.DEBEZIUM_JSON).build();
 
     Decoded d = ChangeDecoder.forSpec(spec).decode(json("{'customer_id': 7}"), null, 0);
 

@@ -3,11 +3,11 @@ package io.dimstream.change;
 import static io.dimstream.change.TestSpecs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.Expressions;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.Expressions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +87,7 @@ class DeleteColumnsTest {
 
   @Test
   void shouldCarryTheKeyOnlyForATombstone() {
-    DimensionSpec spec = withSkipWhen(TestSpecs.customersWith(new io.dimstream.config.DeleteRule.Tombstone()), LAGOS);
+    DimensionSpec spec = withSkipWhen(TestSpecs.customersWith(new io.dimstream.spec.DeleteRule.Tombstone()), LAGOS);
 
     ChangeEvent e = accepted(ChangeDecoder.forSpec(spec).decode(
         json("{'customer_id':7,'updated_at':'2026-03-01T08:00:00Z','city':'Lagos'}"), null, 0));

@@ -2,9 +2,9 @@ package io.dimstream.change;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.OutputColumns;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
+import io.dimstream.spec.OutputColumns;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,12 +3,12 @@ package io.dimstream.change;
 import static io.dimstream.change.TestSpecs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.FieldRules;
-import io.dimstream.config.InputFormat;
 import io.dimstream.model.Absent;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.FieldRules;
+import io.dimstream.spec.InputFormat;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

@@ -3,10 +3,10 @@ package io.dimstream.change;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.FieldRules;
-import io.dimstream.config.InputFormat;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.FieldRules;
+import io.dimstream.spec.InputFormat;
+import io.dimstream.types.Column;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Stream;

@@ -3,10 +3,10 @@ package io.dimstream.change;
 import static io.dimstream.change.TestSpecs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DeleteRule;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
+import io.dimstream.spec.DeleteRule;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.Arrays;
@@ -158,7 +158,7 @@ class JsonChangeDecoderTest {
 
   @Test
   void shouldTakeACompositeTombstoneKeyAndSequenceFromTheKeyObject() {
-    ChangeDecoder d = ChangeDecoder.forSpec(io.dimstream.config.DimensionSpec.builder("accounts")
+    ChangeDecoder d = ChangeDecoder.forSpec(io.dimstream.spec.DimensionSpec.builder("accounts")
         .column("region", "string").column("account_no", "int").column("batch_date", "date").column("lsn", "long")
         .key("region", "account_no").sequence("batch_date", "lsn").delete(new DeleteRule.Tombstone()).build());
 
@@ -174,7 +174,7 @@ class JsonChangeDecoderTest {
 
   @Test
   void shouldReadAPlainStringRecordKeyOfAStringKeyedTombstone() {
-    ChangeDecoder d = ChangeDecoder.forSpec(io.dimstream.config.DimensionSpec.builder("products")
+    ChangeDecoder d = ChangeDecoder.forSpec(io.dimstream.spec.DimensionSpec.builder("products")
         .column("sku", "string").column("price", "double").column("changed_at", "timestamp")
         .key("sku").sequence("changed_at").delete(new DeleteRule.Tombstone()).build());
 

@@ -3,7 +3,7 @@ package io.dimstream.change;
 import static io.dimstream.change.TestSpecs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,12 +66,12 @@ class MalformedRecordsTest {
         // under delete: debezium a tombstone is skipped (DebeziumSourceOrderTest); with deletes off it is rejected
         bad("Debezium tombstone with deletes off", DimensionSpec.builder("customers").column("customer_id", "long")
             .column("ts_ms", "timestamp").key("customer_id").sequence("ts_ms")
-            .inputFormat(io.dimstream.config.InputFormat.DEBEZIUM_JSON).build(), json("{'customer_id':42}"), null,
+            .inputFormat(io.dimstream.spec.InputFormat.DEBEZIUM_JSON).build(), json("{'customer_id':42}"), null,
             RejectReason.TOMBSTONE_NOT_A_DELETE, "tombstones.on.delete=false"),
-        bad("tombstone without record key", TestSpecs.customersWith(new io.dimstream.config.DeleteRule.Tombstone()),
+        bad("tombstone without record key", TestSpecs.customersWith(new io.dimstream.spec.DeleteRule.Tombstone()),
             null, null, RejectReason.MISSING_KEY, "record key"),
         bad("tombstone without record timestamp", TestSpecs.customersWith(
-            new io.dimstream.config.DeleteRule.Tombstone()), json("42"), null, RejectReason.MISSING_SEQUENCE,
+            new io.dimstream.spec.DeleteRule.Tombstone()), json("42"), null, RejectReason.MISSING_SEQUENCE,
             "[updated_at]"));
   }
 

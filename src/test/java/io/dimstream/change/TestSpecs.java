@@ -1,9 +1,9 @@
 package io.dimstream.change;
 
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.config.InputFormat;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.InputFormat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 

@@ -5,9 +5,9 @@ import static io.dimstream.change.TestSpecs.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.InputFormat;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.InputFormat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.stream.Stream;

@@ -8,14 +8,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.codec.VersionAvro;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.config.InputFormat;
-import io.dimstream.config.OutputFormat;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.InputFormat;
+import io.dimstream.spec.OutputFormat;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Files;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.DimensionTestDriver;
 import java.io.ByteArrayOutputStream;

@@ -7,9 +7,9 @@ import io.dimstream.service.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;

@@ -2,13 +2,13 @@ package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -2,14 +2,14 @@ package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dimstream.batch.ExpressionPathsTest;
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
-import io.dimstream.service.ExpressionPathsTest;
 import io.dimstream.service.TopicReader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.KernelReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TopicReader;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.charset.StandardCharsets;

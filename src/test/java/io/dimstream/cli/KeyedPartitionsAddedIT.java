@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.ServiceException;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.KernelReader;
 import java.io.IOException;
 import java.nio.file.Files;

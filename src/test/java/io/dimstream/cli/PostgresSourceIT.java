@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.service.TopicReader;
 import io.dimstream.source.LocalPostgres;
 import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -2,10 +2,10 @@ package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.storage.S3ProxyServer;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;

@@ -3,12 +3,12 @@ package io.dimstream.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;

@@ -1,8 +1,8 @@
 package io.dimstream.cli;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.spec.DimensionSpec;
 import java.util.Map;
 
 /**

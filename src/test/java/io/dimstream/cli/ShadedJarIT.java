@@ -2,8 +2,8 @@ package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import java.io.ByteArrayOutputStream;

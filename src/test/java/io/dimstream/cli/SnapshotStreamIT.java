@@ -3,12 +3,12 @@ package io.dimstream.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.TopicReader;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.KernelReader;
 import io.dimstream.topology.SnapshotMarkers;
 import java.nio.charset.StandardCharsets;

@@ -2,12 +2,12 @@ package io.dimstream.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.model.Absent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
+import io.dimstream.spec.DimensionSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.quicktheories.QuickTheory.qt;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.fixtures.AnyNumber;
 import io.dimstream.fixtures.AnyText;
 import io.dimstream.model.BusinessKey;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

@@ -8,8 +8,8 @@ import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

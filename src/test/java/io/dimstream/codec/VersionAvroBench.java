@@ -1,14 +1,14 @@
 package io.dimstream.codec;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputFormat;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputFormat;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.Instant;

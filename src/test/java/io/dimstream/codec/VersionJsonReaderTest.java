@@ -2,13 +2,13 @@ package io.dimstream.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputColumns;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputColumns;
+import io.dimstream.types.ColumnType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputColumns;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputColumns;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;

@@ -8,11 +8,11 @@ import io.dimstream.model.VersionChange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputColumns;
 import io.dimstream.model.VersionId;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputColumns;
+import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

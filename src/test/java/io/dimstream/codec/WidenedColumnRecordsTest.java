@@ -2,15 +2,15 @@ package io.dimstream.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputFormat;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputFormat;
+import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.List;

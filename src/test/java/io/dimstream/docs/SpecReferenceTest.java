@@ -3,7 +3,7 @@ package io.dimstream.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpecLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

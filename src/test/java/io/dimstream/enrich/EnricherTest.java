@@ -5,12 +5,12 @@ import static io.dimstream.enrich.EnrichmentFixtures.order;
 import static io.dimstream.enrich.EnrichmentFixtures.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

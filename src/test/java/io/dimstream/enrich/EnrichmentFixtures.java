@@ -2,11 +2,11 @@ package io.dimstream.enrich;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;

@@ -7,13 +7,13 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.ApplyResult;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -3,9 +3,9 @@ package io.dimstream.enrich;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.InputFormat;
-import io.dimstream.config.SpecException;
+import io.dimstream.spec.InputFormat;
+import io.dimstream.spec.SpecException;
+import io.dimstream.types.ColumnType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,13 +3,13 @@ package io.dimstream.expr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.config.SpecException;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.SpecException;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;

@@ -6,15 +6,15 @@ import static org.quicktheories.generators.SourceDSL.arbitrary;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.Expressions;
 import io.dimstream.expr.SpecExpressions;
 import io.dimstream.fixtures.Arrivals;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.Expressions;
+import io.dimstream.types.ColumnType;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,11 +3,11 @@ package io.dimstream.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
-import io.dimstream.config.HistoryMode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.HistoryMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -5,9 +5,9 @@ import static io.dimstream.history.HistoryFixtures.up;
 import static io.dimstream.history.HistoryFixtures.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.HistoryMode;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
+import io.dimstream.spec.HistoryMode;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -4,13 +4,13 @@ import static io.dimstream.history.HistoryFixtures.up;
 import static io.dimstream.history.HistoryFixtures.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.HistoryMode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionsById;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.HistoryMode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

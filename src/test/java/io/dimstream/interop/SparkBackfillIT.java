@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.cli.Main;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.ExampleSpec;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.PreviousRelease;
 import io.dimstream.testkit.ChangeStreams;

@@ -3,9 +3,9 @@ package io.dimstream.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;

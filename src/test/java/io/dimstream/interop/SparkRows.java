@@ -1,13 +1,13 @@
 package io.dimstream.interop;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.KernelReader;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;

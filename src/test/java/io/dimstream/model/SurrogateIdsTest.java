@@ -3,8 +3,8 @@ package io.dimstream.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.codec.EventJson;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -6,10 +6,10 @@ import static io.dimstream.query.QueryFixtures.micros;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.config.Column;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.Version;
+import io.dimstream.types.Column;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

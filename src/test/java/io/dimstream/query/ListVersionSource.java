@@ -1,7 +1,7 @@
 package io.dimstream.query;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;

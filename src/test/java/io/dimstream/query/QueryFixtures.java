@@ -1,14 +1,14 @@
 package io.dimstream.query;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.types.ColumnType;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;

@@ -3,7 +3,6 @@ package io.dimstream.query;
 import static io.dimstream.query.QueryFixtures.CUSTOMERS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.Column;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
@@ -14,6 +13,7 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionsById;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.types.Column;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

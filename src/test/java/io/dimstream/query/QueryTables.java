@@ -1,9 +1,9 @@
 package io.dimstream.query;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,9 +2,9 @@ package io.dimstream.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.Topics;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.Topics;
+import io.dimstream.types.ColumnType;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 

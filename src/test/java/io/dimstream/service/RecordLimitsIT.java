@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.KernelReader;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.batch.Backfill;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -13,6 +12,8 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
 import java.io.IOException;

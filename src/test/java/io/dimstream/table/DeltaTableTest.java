@@ -8,8 +8,8 @@ import static io.dimstream.table.Versions.upserts;
 import static io.dimstream.table.Versions.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

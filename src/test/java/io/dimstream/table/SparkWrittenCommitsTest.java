@@ -10,14 +10,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.config.ColumnValues;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.types.ColumnValues;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -8,10 +8,10 @@ import static io.dimstream.table.Versions.version;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.table.internal.log.DeltaLog;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.internal.commit.CommitPlanner;
+import io.dimstream.table.internal.log.DeltaLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -10,12 +10,12 @@ import static io.dimstream.table.Versions.version;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.internal.actions.Action;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.files.DataFiles;
@@ -229,11 +229,11 @@ class TableReadWriteTest {
         .column("balance", "decimal(12,2)").column("since", "date").column("updated_at", "timestamp")
         .column("op", "string").column("email", "string")
         .key("customer_id").sequence("updated_at").trackExcept(List.of("balance"))
-        .delete(new io.dimstream.config.DeleteRule.ColumnEquals("op", "d")).build();
+        .delete(new io.dimstream.spec.DeleteRule.ColumnEquals("op", "d")).build();
     DeltaTable table = DeltaTable.openOrCreate(dir, wider);
     assertThat(table.latest().version()).isEqualTo(2);
     assertThat(table.history().get(0).operation()).isEqualTo("ADD COLUMNS");
-    assertThat(table.spec().attributeColumns()).extracting(io.dimstream.config.Column::name).contains("email");
+    assertThat(table.spec().attributeColumns()).extracting(io.dimstream.types.Column::name).contains("email");
     Version withEmail = new Version(BusinessKey.of(2L), at(0), null,
         Arrays.asList("bob", 1, new BigDecimal("1.00"), LocalDate.of(2020, 1, 1), "bob@example.com"));
     table.commit(upserts(withEmail), Map.of(), "MERGE");

@@ -8,8 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
@@ -17,6 +15,8 @@ import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.HistoryQueries;
 import io.dimstream.query.TableVerifier;
 import io.dimstream.query.TimeTravel;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;

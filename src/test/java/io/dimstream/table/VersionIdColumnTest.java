@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
-import io.dimstream.service.Backfill;
+import io.dimstream.batch.Backfill;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.testkit.DimensionTestDriver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -73,7 +73,7 @@ class VersionIdColumnTest {
 
   @Test
   void shouldRefuseAVersionIdThatClashesWithAColumn() {
-    assertThatThrownBy(() -> spec("output: {version_id: city}\n")).isInstanceOf(io.dimstream.config.SpecException.class)
+    assertThatThrownBy(() -> spec("output: {version_id: city}\n")).isInstanceOf(io.dimstream.spec.SpecException.class)
         .hasMessageContaining("city").hasMessageContaining("clashes");
   }
 

@@ -1,11 +1,11 @@
 package io.dimstream.table;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.DimensionSpec;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -33,7 +33,7 @@ final class Versions {
         .key("customer_id")
         .sequence("updated_at")
         .trackExcept(List.of("balance"))
-        .delete(new io.dimstream.config.DeleteRule.ColumnEquals("op", "d"))
+        .delete(new io.dimstream.spec.DeleteRule.ColumnEquals("op", "d"))
         .build();
   }
 

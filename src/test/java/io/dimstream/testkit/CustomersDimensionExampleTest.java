@@ -2,8 +2,8 @@ package io.dimstream.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,7 +31,7 @@ class CustomersDimensionExampleTest {
 
   @Test
   void generatedStreamGivesTheReferenceHistory() {
-    DimensionSpec spec = io.dimstream.config.DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
+    DimensionSpec spec = io.dimstream.spec.DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 7).keys(50).events(2_000)
         .late(0.1).duplicates(0.05).deletes(0.03).generate();
     try (DimensionTestDriver customers = DimensionTestDriver.of(spec)) {

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;
 
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.fixtures.AnyNumber;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

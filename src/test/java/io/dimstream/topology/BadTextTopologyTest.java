@@ -3,8 +3,8 @@ package io.dimstream.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -3,11 +3,11 @@ package io.dimstream.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.change.RejectReason;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;

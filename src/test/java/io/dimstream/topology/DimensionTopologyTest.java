@@ -3,12 +3,12 @@ package io.dimstream.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DeleteRule;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DeleteRule;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -233,7 +233,7 @@ class DimensionTopologyTest {
   void shouldRefuseAvroVersionsWhoseColumnsCannotBeAvroFields() {
     DimensionSpec avro = DimensionSpec.builder("a").column("id", ColumnType.LONG).column("seq", ColumnType.LONG)
         .column("change", ColumnType.STRING)
-        .key("id").sequence("seq").outputFormat(io.dimstream.config.OutputFormat.AVRO).build();
+        .key("id").sequence("seq").outputFormat(io.dimstream.spec.OutputFormat.AVRO).build();
 
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> DimensionTopology.build(new org.apache.kafka.streams.StreamsBuilder(), avro))

@@ -2,11 +2,11 @@ package io.dimstream.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.types.ColumnType;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

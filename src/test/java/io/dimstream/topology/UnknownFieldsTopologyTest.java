@@ -2,8 +2,8 @@ package io.dimstream.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.FieldRules;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.FieldRules;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

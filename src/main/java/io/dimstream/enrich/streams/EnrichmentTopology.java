@@ -1,8 +1,8 @@
 package io.dimstream.enrich.streams;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.enrich.EnrichmentCounters;
 import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.spec.DimensionSpec;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

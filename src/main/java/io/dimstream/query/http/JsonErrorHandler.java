@@ -22,7 +22,7 @@ final class JsonErrorHandler extends ErrorHandler {
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     String detail = code == 400 && isBadPercentEncoding(cause) ? QueryErrors.malformedUrl("it has a '%' that is not "
         + "followed by two hex digits").getMessage() : null;
-    byte[] body = detail != null ? QueryServer.errorJson("bad_input", detail).getBytes(StandardCharsets.UTF_8)
+    byte[] body = detail != null ? Exchange.errorJson("bad_input", detail).getBytes(StandardCharsets.UTF_8)
         : json(code, message);
     response.write(true, ByteBuffer.wrap(body), callback);
   }
@@ -51,7 +51,7 @@ final class JsonErrorHandler extends ErrorHandler {
         + HttpStatus.getMessage(status) + (reason == null || reason.equals(HttpStatus.getMessage(status)) ? ""
         : ": " + reason) + "). "
         + hint(status);
-    return QueryServer.errorJson(error, message).getBytes(StandardCharsets.UTF_8);
+    return Exchange.errorJson(error, message).getBytes(StandardCharsets.UTF_8);
   }
 
   private static String hint(int status) {

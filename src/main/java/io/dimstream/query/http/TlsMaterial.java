@@ -1,6 +1,6 @@
 package io.dimstream.query.http;
 
-import io.dimstream.config.HttpSecurity;
+import io.dimstream.spec.HttpSecurity;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 package io.dimstream.table.internal;
 
-import io.dimstream.config.ColumnType;
 import io.dimstream.table.CommitConflictException;
 import io.dimstream.table.CommitStateUnknownException;
 import io.dimstream.table.TableException;
 import io.dimstream.table.TxnOverlapException;
 import io.dimstream.table.internal.actions.Protocol;
+import io.dimstream.types.ColumnType;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

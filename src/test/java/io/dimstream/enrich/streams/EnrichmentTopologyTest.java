@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecLoader;
 import io.dimstream.enrich.EnrichmentCounters;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.topology.DimensionTopology;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 package io.dimstream.query.http;
 
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.query.HistoryQueries;
 import io.dimstream.query.ListVersionSource;
 import io.dimstream.query.LiveQueries;
+import io.dimstream.spec.DimensionSpec;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;

@@ -1,11 +1,10 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.storage.ObjectStore;
-import io.dimstream.config.Column;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
@@ -16,6 +15,7 @@ import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.types.Column;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,8 +1,7 @@
 package io.dimstream.table.internal.commit;
 
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.config.Column;
-import io.dimstream.config.DimensionSpec;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.Action;
@@ -10,10 +9,11 @@ import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.actions.Metadata;
 import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.actions.TableFeatures;
-import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.files.SpecCodec;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.types.Column;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.config.Column;
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.internal.files.SpecCodec;
+import io.dimstream.types.Column;
 import java.util.ArrayList;
 import java.util.List;
 

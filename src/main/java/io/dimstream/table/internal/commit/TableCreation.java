@@ -1,6 +1,6 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.config.DimensionSpec;
+import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.ActionCodec;

@@ -1,6 +1,6 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.config.ColumnType;
+import io.dimstream.types.ColumnType;
 
 /** One widened column: its type in the table's stored spec and in the new spec. */
 record TypeChange(String column, ColumnType from, ColumnType to) {

@@ -1,6 +1,6 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.config.ColumnType;
+import io.dimstream.types.ColumnType;
 
 /**
  * The type changes a table follows with Delta's {@code typeWidening} table feature (the protocol that carries it is

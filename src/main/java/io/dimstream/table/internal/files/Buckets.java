@@ -1,7 +1,7 @@
 package io.dimstream.table.internal.files;
 
-import io.dimstream.config.ColumnValues;
 import io.dimstream.model.BusinessKey;
+import io.dimstream.types.ColumnValues;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,11 +1,11 @@
 package io.dimstream.table.internal.files;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.table.internal.actions.ActionCodec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;

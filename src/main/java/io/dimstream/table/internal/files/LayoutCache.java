@@ -1,12 +1,12 @@
 package io.dimstream.table.internal.files;
 
-import io.dimstream.storage.ObjectStore;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.Column;
+import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.Metadata;
+import io.dimstream.types.Column;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -1,6 +1,6 @@
 package io.dimstream.table.internal.files;
 
-import io.dimstream.config.ColumnType;
+import io.dimstream.types.ColumnType;
 import java.math.BigInteger;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;

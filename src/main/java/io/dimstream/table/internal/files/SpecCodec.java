@@ -4,12 +4,12 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.DimensionSpecBuilder;
-import io.dimstream.config.OutputColumns;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecBuilder;
+import io.dimstream.spec.OutputColumns;
 import io.dimstream.table.internal.actions.ActionCodec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -83,7 +83,7 @@ public final class SpecCodec {
       b.latenessHorizon(root.get(HORIZON).asLong());
     }
     if ("scd1".equals(root.path(HISTORY).asText())) {
-      b.history(new io.dimstream.config.HistoryMode(io.dimstream.config.HistoryMode.Kind.SCD1,
+      b.history(new io.dimstream.spec.HistoryMode(io.dimstream.spec.HistoryMode.Kind.SCD1,
           root.path(SOFT_DELETE).asBoolean(false)));
     }
     return b.build();

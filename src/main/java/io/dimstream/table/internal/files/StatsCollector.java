@@ -2,10 +2,10 @@ package io.dimstream.table.internal.files;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dimstream.config.Column;
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
 import io.dimstream.table.internal.actions.ActionCodec;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.ZoneOffset;

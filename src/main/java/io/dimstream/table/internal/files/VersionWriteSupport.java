@@ -1,9 +1,9 @@
 package io.dimstream.table.internal.files;
 
-import io.dimstream.config.ColumnType;
-import io.dimstream.config.ColumnValues;
 import io.dimstream.model.Version;
 import io.dimstream.table.internal.TableErrors;
+import io.dimstream.types.ColumnType;
+import io.dimstream.types.ColumnValues;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;

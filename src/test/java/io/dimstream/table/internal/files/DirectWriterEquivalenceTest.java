@@ -3,11 +3,11 @@ package io.dimstream.table.internal.files;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dimstream.config.DimensionSpec;
-import io.dimstream.config.OutputColumns;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputColumns;
 import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.AddFile;
 import java.io.IOException;

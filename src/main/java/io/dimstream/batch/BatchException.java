@@ -1,0 +1,10 @@
+package io.dimstream.batch;
+
+import io.dimstream.DimstreamException;
+
+/** An offline load could not be applied: a snapshot row rejected, a snapshot older than the table. */
+public final class BatchException extends DimstreamException {
+  BatchException(String message) {
+    super(message);
+  }
+}

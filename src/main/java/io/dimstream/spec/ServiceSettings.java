@@ -1,0 +1,135 @@
+package io.dimstream.spec;
+
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.ObjectStores;
+import io.dimstream.storage.StorageSettings;
+import io.dimstream.storage.TableLocation;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * How the service runs one dimension: where it keeps data, how often it compacts, which Kafka it talks to.
+ * Every field has a default, so a spec without a {@code service:} section runs on a laptop.
+ *
+ * @param dataDir           root of local state: embedded broker logs, Kafka Streams state; default {@code ./data}
+ * @param tablePath         where the Delta table lives: a local directory or an object store URI
+ *                          ({@code s3://bucket/prefix}); default the directory {@code <dataDir>/tables/<name>}
+ * @param kafka             Kafka client properties passed through as-is (bootstrap.servers, security.protocol,
+ *                          sasl.*, ssl.*); no {@code bootstrap.servers} means: start the embedded broker
+ * @param compactionInterval longest time between two table commits; default 10 s
+ * @param compactionMaxRecords commit as soon as this many version records are buffered; default 50,000
+ * @param httpHost          query endpoint host; default 127.0.0.1
+ * @param httpPort          query endpoint port; default 8080, 0 picks a free port
+ * @param partitions        partitions of topics the service creates; default 1
+ * @param maxRecordBytes    the largest change record (key + value + headers, in bytes) the service applies; a larger
+ *                          one goes to the dead-letter topic as {@code too-large}; 0 (the default) means what the
+ *                          changes topic allows ({@code max.message.bytes}, read at start)
+ * @param storage           how to reach the table's object store (region, endpoint, path-style, timeouts); unused
+ *                          for a local table
+ * @param httpSecurity      TLS and authentication of the query endpoint; default none (allowed on loopback only)
+ */
+public record ServiceSettings(
+    Path dataDir,
+    TableLocation tablePath,
+    Map<String, String> kafka,
+    Duration compactionInterval,
+    int compactionMaxRecords,
+    String httpHost,
+    int httpPort,
+    int partitions,
+    int maxRecordBytes,
+    StorageSettings storage,
+    HttpSecurity httpSecurity) {
+
+  public static final Path DEFAULT_DATA_DIR = Path.of("data");
+  public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
+  public static final int DEFAULT_COMPACTION_MAX_RECORDS = 50_000;
+  public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
+  public static final int DEFAULT_HTTP_PORT = 8080;
+  /** {@code maxRecordBytes} meaning: take the changes topic's {@code max.message.bytes}. */
+  public static final int MAX_RECORD_BYTES_FROM_TOPIC = 0;
+
+  /** Settings without a record size limit of their own (the changes topic's applies), a local table and an open endpoint. */
+  public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions) {
+    this(dataDir, TableLocation.local(tablePath), kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions, MAX_RECORD_BYTES_FROM_TOPIC, StorageSettings.defaults(), HttpSecurity.NONE);
+  }
+
+  /** Settings with an open query endpoint (plain HTTP, no authentication). */
+  public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions, int maxRecordBytes) {
+    this(dataDir, TableLocation.local(tablePath), kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions, maxRecordBytes, StorageSettings.defaults(), HttpSecurity.NONE);
+  }
+
+  public static ServiceSettings defaults(String dimension) {
+    return new ServiceSettings(DEFAULT_DATA_DIR, DEFAULT_DATA_DIR.resolve("tables").resolve(dimension), Map.of(),
+        DEFAULT_COMPACTION_INTERVAL, DEFAULT_COMPACTION_MAX_RECORDS, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, 1);
+  }
+
+  /** The store of the table: its directory, or its prefix in an object store reached with {@link #storage()}. */
+  public ObjectStore tableStore() {
+    return ObjectStores.open(tablePath, storage);
+  }
+
+  /** Whether the table is the default one under the data directory, which moves with it. */
+  public boolean tableFollowsDataDir(String dimension) {
+    return tablePath.equals(TableLocation.local(dataDir.resolve("tables").resolve(dimension)));
+  }
+
+  /** The configured bootstrap servers, or null when the embedded broker should be started. */
+  public String bootstrapServers() {
+    return kafka.get("bootstrap.servers");
+  }
+
+  public ServiceSettings withTablePath(Path path) {
+    return withTablePath(TableLocation.local(path));
+  }
+
+  public ServiceSettings withStorage(StorageSettings settings) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions, maxRecordBytes, settings, httpSecurity);
+  }
+
+  public ServiceSettings withTablePath(TableLocation path) {
+    return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions, maxRecordBytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withDataDir(Path dir) {
+    return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
+        partitions, maxRecordBytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withKafka(Map<String, String> props) {
+    return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
+        httpHost, httpPort, partitions, maxRecordBytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withHttpPort(int port) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
+        partitions, maxRecordBytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withHttpHost(String host) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
+        partitions, maxRecordBytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withCompaction(Duration interval, int maxRecords) {
+    return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions,
+        maxRecordBytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withMaxRecordBytes(int bytes) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, bytes, storage, httpSecurity);
+  }
+
+  public ServiceSettings withHttpSecurity(HttpSecurity security) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, maxRecordBytes, storage, security);
+  }
+}
