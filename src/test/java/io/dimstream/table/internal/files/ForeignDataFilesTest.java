@@ -27,6 +27,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,15 +57,15 @@ class ForeignDataFilesTest {
   void shouldReadTheVersionsAndTheirIdentitiesOfAFileWithOtherPhysicalTypes(Timestamps kind) throws Exception {
     DimensionSpec spec = DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
     TableLayout layout = new TableLayout(spec);
-    Types.MessageTypeBuilder b = Types.buildMessage();
-    timestamp(b, kind, "valid_to");
-    b.optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("city");
-    b.optional(PrimitiveTypeName.INT64).named("customer_id");
+    List<Type> columns = new ArrayList<>();
+    columns.add(timestamp(kind, "valid_to"));
+    columns.add(Types.optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("city"));
+    columns.add(Types.optional(PrimitiveTypeName.INT64).named("customer_id"));
     for (String c : List.of("name", "email", "tier")) {
-      b.optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(c);
+      columns.add(Types.optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(c));
     }
-    timestamp(b, kind, "valid_from");
-    MessageType schema = b.named("spark_schema");
+    columns.add(timestamp(kind, "valid_from"));
+    MessageType schema = new MessageType("spark_schema", columns);
 
     Instant from = truncated(T1, kind);
     Instant to = truncated(T2, kind);
@@ -106,15 +107,16 @@ class ForeignDataFilesTest {
     assertThat(identities).containsExactly(key + "@" + fromSeq + "#0", key + "@" + toSeq + "#1");
   }
 
-  private static void timestamp(Types.MessageTypeBuilder b, Timestamps kind, String name) {
-    Types.PrimitiveBuilder<Types.MessageTypeBuilder> c = switch (kind) {
-      case INT96 -> b.optional(PrimitiveTypeName.INT96);
-      case MILLIS -> b.optional(PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MILLIS));
-      case MICROS_LOCAL -> b.optional(PrimitiveTypeName.INT64)
-          .as(LogicalTypeAnnotation.timestampType(false, TimeUnit.MICROS));
-      case NANOS -> b.optional(PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.timestampType(true, TimeUnit.NANOS));
+  private static Type timestamp(Timestamps kind, String name) {
+    return switch (kind) {
+      case INT96 -> Types.optional(PrimitiveTypeName.INT96).named(name);
+      case MILLIS -> Types.optional(PrimitiveTypeName.INT64)
+          .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MILLIS)).named(name);
+      case MICROS_LOCAL -> Types.optional(PrimitiveTypeName.INT64)
+          .as(LogicalTypeAnnotation.timestampType(false, TimeUnit.MICROS)).named(name);
+      case NANOS -> Types.optional(PrimitiveTypeName.INT64)
+          .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.NANOS)).named(name);
     };
-    c.named(name);
   }
 
   private static void put(Group g, Timestamps kind, String column, Instant t) {
