@@ -70,9 +70,16 @@ class SparkWrittenCommandsTest {
     for (List<String> q : queries) {
       QueryCommandTest.Run onSpark = query(q, spark);
       QueryCommandTest.Run onOurs = query(q, ours);
-      assertThat(onSpark.code()).as("%s on %s: %s", q, name, onSpark.err()).isZero();
-      assertThat(onOurs.code()).as(onOurs.err()).isZero();
-      assertThat(onSpark.out()).as("%s on %s", q, name).isEqualTo(onOurs.out());
+      // 1004 has no version left in dv-delete: both answer so (exit code 1)
+      assertThat(onSpark.code()).as("%s on %s: %s", q, name, onSpark.err()).isEqualTo(onOurs.code())
+          .isEqualTo(name.equals("dv-delete") && q.contains("1004") ? 1 : 0);
+      if (q.get(0).equals("as-of")) {
+        // as-of streams rows in table order, which is the files' order
+        assertThat(onSpark.out().lines().sorted().toList()).as("%s on %s", q, name)
+            .isEqualTo(onOurs.out().lines().sorted().toList());
+      } else {
+        assertThat(onSpark.out()).as("%s on %s", q, name).isEqualTo(onOurs.out());
+      }
     }
     assertThat(query(queries.get(2), spark).out().lines().count()).as("an as-of answer with rows").isGreaterThan(5);
   }
