@@ -185,7 +185,8 @@ public final class EventJson {
     return new ChangeEvent(key, sequence(n.get(0)), delete, values);
   }
 
-  private JsonNode versionNode(Version v) {
+  /** A version's form, {@code [[valid_from parts..], [valid_to parts..] | null, [attributes..]]}; null gives JSON null. */
+  public JsonNode versionNode(Version v) {
     if (v == null) {
       return NODES.nullNode();
     }
@@ -196,7 +197,8 @@ public final class EventJson {
     return n;
   }
 
-  private Version version(BusinessKey key, JsonNode n) {
+  /** The version {@link #versionNode} wrote, of {@code key}; null for JSON null. */
+  public Version version(BusinessKey key, JsonNode n) {
     if (n == null || n.isNull()) {
       return null;
     }
@@ -204,7 +206,8 @@ public final class EventJson {
     return new Version(key, sequence(n.get(0)), to.isNull() ? null : sequence(to), values((ArrayNode) n.get(2), attributeTypes));
   }
 
-  private static ArrayNode sequenceNode(Sequence s) {
+  /** A sequence's form: its parts, {@code [p1, p2, ..]}. */
+  public static ArrayNode sequenceNode(Sequence s) {
     ArrayNode n = NODES.arrayNode(s.size());
     for (int i = 0; i < s.size(); i++) {
       n.add(s.part(i));
@@ -212,7 +215,8 @@ public final class EventJson {
     return n;
   }
 
-  private static Sequence sequence(JsonNode n) {
+  /** The sequence {@link #sequenceNode} wrote. */
+  public static Sequence sequence(JsonNode n) {
     long[] parts = new long[n.size()];
     for (int i = 0; i < parts.length; i++) {
       parts[i] = n.get(i).asLong();

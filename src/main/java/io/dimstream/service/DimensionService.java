@@ -104,6 +104,8 @@ public final class DimensionService implements AutoCloseable {
   }
 
   private void startAll(String bootstrapOverride) {
+    // what an operator checks first when the service misbehaves; secrets are shown as *** (ServiceSettings.toString)
+    LOG.info("Settings of {}: {}", spec.name(), spec.service());
     Path dataDir = spec.service().dataDir();
     kafka = new HashMap<>(spec.service().kafka());
     if (bootstrapOverride != null) {

@@ -31,6 +31,26 @@ public record StorageSettings(String region, String endpoint, Boolean pathStyle,
     }
   }
 
+  /** The settings, credentials in the endpoint URL (user info) hidden: settings end up in logs. */
+  @Override
+  public String toString() {
+    return "StorageSettings[region=" + region + ", endpoint=" + shown(endpoint) + ", pathStyle=" + pathStyle + ", requestTimeout=" + requestTimeout + ", maxAttempts=" + maxAttempts + "]";
+  }
+
+  /** {@code url} with the user info of an endpoint like {@code https://user:secret@host} replaced by {@code ***}. */
+  private static String shown(String url) {
+    if (url == null) {
+      return null;
+    }
+    int scheme = url.indexOf("://");
+    int at = url.indexOf('@', scheme < 0 ? 0 : scheme + 3);
+    int slash = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
+    if (at < 0 || (slash >= 0 && at > slash)) {
+      return url;
+    }
+    return (scheme < 0 ? "" : url.substring(0, scheme + 3)) + "***" + url.substring(at);
+  }
+
   /** Nothing set: the environment and the SDK's defaults decide. */
   public static StorageSettings defaults() {
     return new StorageSettings(null, null, null, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS);

@@ -305,9 +305,20 @@ public final class DeltaTable {
    */
   public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
       FileOwners owners) {
+    return commit(changes, txns, operation, owners, TxnFence.none());
+  }
+
+  /**
+   * As {@link #commit(List, Map, String, FileOwners)}, for a writer that read its changes from a source position
+   * ({@link TxnFence}): refused with {@link TxnOverlapException}, nothing written, when the table records (at the
+   * version the commit would be written on, after any re-plan) a txn version at or past that position.
+   */
+  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
+      FileOwners owners, TxnFence fence) {
     Objects.requireNonNull(owners, "owners");
+    Objects.requireNonNull(fence, "fence");
     completeProtocolOnce();
-    return retry.run(attempt -> startTransaction().commit(changes, txns, operation, attempt, owners));
+    return retry.run(attempt -> startTransaction().commit(changes, txns, operation, attempt, owners, fence));
   }
 
   /**

@@ -148,6 +148,15 @@ public final class TableErrors {
         + "this by itself), and run one writer per table.", recorded);
   }
 
+  public static TxnOverlapException txnFenced(Object root, long version, Map<String, Long> readFrom,
+      Map<String, Long> recorded) {
+    return new TxnOverlapException(root + ": table version " + version + " already records txn versions " + recorded
+        + " at or past where this commit's changes were read from " + readFrom + ": another writer has applied "
+        + "them meanwhile (this writer's source position is stale, as after a pause during which its partitions "
+        + "moved). Nothing was written. Fix: re-read the source from the offsets the table records (the compactor "
+        + "does this by itself).", recorded);
+  }
+
   public static CommitStateUnknownException commitStateUnknown(Object commitFile, IOException cause) {
     return new CommitStateUnknownException(commitFile + ": writing the commit failed (" + cause.getMessage()
         + ") and it is unknown whether it was committed. The writer stopped and deleted nothing. "
