@@ -5,7 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 
-/** Prints the machine line: cores, memory, CPU model, load average, the commit measured and the time, before or after the run. */
+/**
+ * Prints the machine line: cores, memory, CPU model, load average, the commit measured and the time, before or after
+ * the run.
+ */
 public final class Machine {
   private Machine() {}
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,19 +26,28 @@ final class OutputWatcher implements Runnable, AutoCloseable {
   private final Map<Integer, Long> lastOffsets = new HashMap<>();
   private volatile Map<Integer, Long> positions = Map.of();
   private final Thread thread;
+  /** Which records count (latency, count); every record moves the offsets. */
+  private final Predicate<ConsumerRecord<byte[], byte[]>> counted;
   private long[] latencies = new long[1 << 16];
   private long[] produced = new long[1 << 16];
   private int count;
   private long firstSeenNanos = -1;
 
-  private OutputWatcher(Map<String, Object> kafka, String topic) {
+  private OutputWatcher(Map<String, Object> kafka, String topic, Predicate<ConsumerRecord<byte[], byte[]>> counted) {
     this.kafka = kafka;
     this.topic = topic;
+    this.counted = counted;
     this.thread = new Thread(this, "watch-" + topic);
   }
 
   static OutputWatcher start(Map<String, Object> kafka, String topic) {
-    OutputWatcher w = new OutputWatcher(kafka, topic);
+    return start(kafka, topic, r -> true);
+  }
+
+  /** As above, counting only the records {@code counted} accepts (an enrichment's first records, say). */
+  static OutputWatcher start(Map<String, Object> kafka, String topic,
+      Predicate<ConsumerRecord<byte[], byte[]>> counted) {
+    OutputWatcher w = new OutputWatcher(kafka, topic, counted);
     w.thread.start();
     return w;
   }
@@ -68,6 +78,10 @@ final class OutputWatcher implements Runnable, AutoCloseable {
         long now = System.currentTimeMillis();
         synchronized (this) {
           for (ConsumerRecord<byte[], byte[]> r : records) {
+            lastOffsets.merge(r.partition(), r.offset(), Math::max);
+            if (!counted.test(r)) {
+              continue;
+            }
             if (firstSeenNanos < 0) {
               firstSeenNanos = System.nanoTime();
             }
@@ -77,7 +91,6 @@ final class OutputWatcher implements Runnable, AutoCloseable {
             }
             produced[count] = r.timestamp();
             latencies[count++] = now - r.timestamp();
-            lastOffsets.merge(r.partition(), r.offset(), Math::max);
           }
         }
         // the lag the last fetch response carried (to the last stable offset, read_committed): an endOffsets call

@@ -28,7 +28,7 @@ final class ApplySnapshotCommand implements Callable<Integer> {
   Path config;
 
   @Option(names = "--table", required = true, converter = TableLocationConverter.class,
-      description = "The existing Delta table of the dimension: a local directory or s3://bucket/prefix.")
+      description = "The existing Delta table of the dimension: a local directory, s3://bucket/prefix or az://container/prefix.")
   TableLocation table;
 
   @Option(names = "--input", required = true, description = "The snapshot: .jsonl, one row per key.")

@@ -17,6 +17,7 @@ import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -46,12 +47,16 @@ final class AvroLineEncoder {
 
   /** @throws IllegalArgumentException when the spec has no Avro record schema */
   AvroLineEncoder(DimensionSpec spec) {
-    if (spec.avroSchema() == null) {
-      throw new IllegalArgumentException("the spec '" + spec.name() + "' has no Avro schema");
-    }
-    Schema schema = new Schema.Parser().parse(spec.avroSchema());
+    this(schemaOf(spec), spec::column);
+  }
+
+  /**
+   * Encodes records of {@code schema} whose fields are read as the columns {@code columns} names (null: not a
+   * column, written as null).
+   */
+  AvroLineEncoder(Schema schema, Function<String, Column> columns) {
     if (schema.getType() != Schema.Type.RECORD) {
-      throw new IllegalArgumentException("the Avro schema of '" + spec.name() + "' is not a record");
+      throw new IllegalArgumentException("the Avro schema " + schema.getFullName() + " is not a record");
     }
     for (Schema.Field f : schema.getFields()) {
       Schema s = f.schema();
@@ -68,9 +73,20 @@ final class AvroLineEncoder {
         }
         s = branches.get(valueBranch);
       }
-      Column column = spec.column(f.name());
+      Column column = columns.apply(f.name());
       fields.add(new FieldPlan(f, s, column == null ? null : column.type(), nullBranch, valueBranch));
     }
+  }
+
+  private static Schema schemaOf(DimensionSpec spec) {
+    if (spec.avroSchema() == null) {
+      throw new IllegalArgumentException("the spec '" + spec.name() + "' has no Avro schema");
+    }
+    Schema schema = new Schema.Parser().parse(spec.avroSchema());
+    if (schema.getType() != Schema.Type.RECORD) {
+      throw new IllegalArgumentException("the Avro schema of '" + spec.name() + "' is not a record");
+    }
+    return schema;
   }
 
   /**

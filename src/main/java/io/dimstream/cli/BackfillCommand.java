@@ -35,7 +35,7 @@ final class BackfillCommand implements Callable<Integer> {
   Path input;
 
   @Option(names = "--table", required = true, converter = TableLocationConverter.class, description = "The Delta "
-      + "table to create (must not hold a table yet): a local directory or s3://bucket/prefix.")
+      + "table to create (must not hold a table yet): a local directory, s3://bucket/prefix or az://container/prefix.")
   TableLocation table;
 
   @Option(names = "--dlq", description = "Write rejected records here as JSON lines {reason, detail, record}.")

@@ -47,7 +47,7 @@ final class EnrichCommand implements Callable<Integer> {
   Path config;
 
   @Option(names = "--table", required = true, paramLabel = "TABLE", converter = TableLocationConverter.class,
-      description = "The dimension's table: a local directory or s3://bucket/prefix.")
+      description = "The dimension's table: a local directory, s3://bucket/prefix or az://container/prefix.")
   TableLocation table;
 
   @Option(names = "--facts", required = true, description = "Facts, one JSON object per line (.jsonl).")

@@ -50,8 +50,8 @@ final class QueryCommand implements Runnable {
   /** Options every query subcommand takes. */
   static final class TableOptions {
     @Option(names = "--table", required = true, paramLabel = "TABLE", converter = TableLocationConverter.class,
-        description = "The table: a local directory or s3://bucket/prefix (credentials, region and endpoint from "
-            + "the AWS environment: AWS_REGION, AWS_ENDPOINT_URL_S3, ...).")
+        description = "The table: a local directory, s3://bucket/prefix or az://container/prefix (credentials and "
+            + "endpoint from the environment: AWS_REGION, AWS_ENDPOINT_URL_S3, AZURE_STORAGE_CONNECTION_STRING, ...).")
     TableLocation table;
 
     @ArgGroup(exclusive = true)

@@ -34,9 +34,14 @@ final class RunCommand implements Callable<Integer> {
   @Mixin
   ServiceOptions options = new ServiceOptions();
 
+  /** The spec to run: the file's, with the command line's overrides of its service settings. */
+  SourcedSpecs.Sourced spec() {
+    return Specs.loadSourced(config, options::apply);
+  }
+
   @Override
   public Integer call() throws Exception {
-    SourcedSpecs.Sourced sourced = Specs.loadSourced(config, options::apply);
+    SourcedSpecs.Sourced sourced = spec();
     DimensionSpec spec = sourced.spec();
     List<EnrichmentSpec> enrichments = Specs.loadEnrichments(enrich, spec);
     DimensionService service = DimensionService.start(spec, enrichments, options.bootstrapServers, Clock.systemUTC());

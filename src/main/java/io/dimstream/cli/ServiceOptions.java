@@ -17,7 +17,7 @@ final class ServiceOptions {
   Path dataDir;
 
   @Option(names = "--table", converter = TableLocationConverter.class, description = "The Delta table: a local "
-      + "directory or s3://bucket/prefix; default: the spec's service.table_path, else <data-dir>/tables/<name>.")
+      + "directory, s3://bucket/prefix or az://container/prefix; default: the spec's service.table_path, else <data-dir>/tables/<name>.")
   TableLocation table;
 
   @Option(names = "--http-port", description = "Port of the query endpoint on 127.0.0.1 (0 = any free port); "

@@ -16,6 +16,7 @@ import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnType;
 import io.dimstream.types.ColumnValues;
@@ -38,8 +39,8 @@ import java.util.List;
  *   <li>version: {@code [[valid_from parts..], [valid_to parts..] | null, [attributes..]]}</li>
  *   <li>stored event: {@code [event, version-open-after | null]}; key state: {@code [[seq parts..], open | null]}</li>
  * </ul>
- * Instances are immutable and thread-safe. Decoding bytes that were not written by an instance for the same spec
- * throws {@link IllegalArgumentException}.
+ * Instances are immutable and thread-safe. Decoding bytes that were not written by an instance for the same spec,
+ * or for one of the earlier layouts an instance was given, throws {@link IllegalArgumentException}.
  */
 public final class EventJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -50,10 +51,26 @@ public final class EventJson {
 
   private final List<ColumnType> keyTypes;
   private final List<ColumnType> attributeTypes;
+  /** Where the values of a record written under an earlier attribute layout go. */
+  private final EarlierLayouts earlier;
+  /** What an added column holds in an upsert of an earlier layout: null, or Absent (missing_fields: keep). */
+  private final Object addedInUpsert;
 
   public EventJson(DimensionSpec spec) {
+    this(spec, StateLayouts.NONE);
+  }
+
+  /**
+   * As {@link #EventJson(DimensionSpec)}, also reading events, stored events and key states written under the
+   * {@code earlier} layouts (see {@link StateBinary}: each value goes to the column of its name).
+   *
+   * @throws IllegalArgumentException when {@code earlier} does not describe layouts of {@code spec}'s attributes
+   */
+  public EventJson(DimensionSpec spec, StateLayouts earlier) {
     this.keyTypes = spec.keyColumns().stream().map(Column::type).toList();
     this.attributeTypes = spec.attributeColumns().stream().map(Column::type).toList();
+    this.earlier = new EarlierLayouts(spec, earlier);
+    this.addedInUpsert = spec.fields().keepsMissing() ? Absent.VALUE : null;
   }
 
   /** The canonical key bytes of {@code key}; throws {@link IllegalArgumentException} if it has the wrong arity. */
@@ -171,21 +188,24 @@ public final class EventJson {
   private ChangeEvent event(BusinessKey key, JsonNode n) {
     boolean delete = n.get(1).asInt() == 1;
     ArrayNode attrs = (ArrayNode) n.get(2);
-    List<Object> values = delete && attrs.size() != attributeTypes.size() ? List.of() : values(attrs, attributeTypes);
+    List<Object> values = delete && attrs.size() != attributeTypes.size() ? List.of()
+        : attributes(attrs, delete ? null : addedInUpsert, "an event");
     JsonNode absent = n.get(3);
     if (absent != null) {
+      int[] to = attrs.size() == attributeTypes.size() ? null : earlier.positions(attrs.size(), "an event");
       for (JsonNode i : absent) {
         int at = i.asInt(-1);
-        if (at < 0 || at >= values.size()) {
+        if (at < 0 || at >= attrs.size()) {
           throw new IllegalArgumentException("absent position " + i + " out of range in " + n);
         }
-        values.set(at, Absent.VALUE);
+        values.set(to == null ? at : to[at], Absent.VALUE);
       }
     }
     return new ChangeEvent(key, sequence(n.get(0)), delete, values);
   }
 
-  private JsonNode versionNode(Version v) {
+  /** A version's form, {@code [[valid_from parts..], [valid_to parts..] | null, [attributes..]]}; null gives JSON null. */
+  public JsonNode versionNode(Version v) {
     if (v == null) {
       return NODES.nullNode();
     }
@@ -196,15 +216,34 @@ public final class EventJson {
     return n;
   }
 
-  private Version version(BusinessKey key, JsonNode n) {
+  /** The version {@link #versionNode} wrote, of {@code key}; null for JSON null. */
+  public Version version(BusinessKey key, JsonNode n) {
     if (n == null || n.isNull()) {
       return null;
     }
     JsonNode to = n.get(1);
-    return new Version(key, sequence(n.get(0)), to.isNull() ? null : sequence(to), values((ArrayNode) n.get(2), attributeTypes));
+    return new Version(key, sequence(n.get(0)), to.isNull() ? null : sequence(to),
+        attributes((ArrayNode) n.get(2), null, "a version"));
   }
 
-  private static ArrayNode sequenceNode(Sequence s) {
+  /**
+   * The attributes of a stored form: in the spec's layout, or in an earlier one (told by their count) put into the
+   * columns of their names, with {@code added} in the columns added since.
+   */
+  private List<Object> attributes(ArrayNode n, Object added, String what) {
+    if (n.size() == attributeTypes.size()) {
+      return values(n, attributeTypes);
+    }
+    int[] to = earlier.positions(n.size(), what);
+    List<Object> out = new ArrayList<>(java.util.Collections.nCopies(attributeTypes.size(), added));
+    for (int i = 0; i < to.length; i++) {
+      out.set(to[i], ColumnValues.fromJson(n.get(i), attributeTypes.get(to[i])));
+    }
+    return out;
+  }
+
+  /** A sequence's form: its parts, {@code [p1, p2, ..]}. */
+  public static ArrayNode sequenceNode(Sequence s) {
     ArrayNode n = NODES.arrayNode(s.size());
     for (int i = 0; i < s.size(); i++) {
       n.add(s.part(i));
@@ -212,7 +251,8 @@ public final class EventJson {
     return n;
   }
 
-  private static Sequence sequence(JsonNode n) {
+  /** The sequence {@link #sequenceNode} wrote. */
+  public static Sequence sequence(JsonNode n) {
     long[] parts = new long[n.size()];
     for (int i = 0; i < parts.length; i++) {
       parts[i] = n.get(i).asLong();

@@ -8,6 +8,7 @@ import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnType;
 import java.math.BigDecimal;
@@ -25,23 +26,37 @@ import java.util.List;
  * {@link EventJson} value forms, which cost a JSON tree per read and per write on the hot path; the reader still
  * accepts those (state and repartition records written by an older release), told apart by their first byte.
  *
- * <p>Layout: one format byte ({@value #FORMAT}; a JSON form starts with {@code [}), then
+ * <p>Layout: one format byte ({@value #FORMAT}; {@value #FORMAT_1} for the first binary form; a JSON form starts with
+ * {@code [}), then
  * <ul>
  *   <li>event: sequence, flags (bit 0 delete), attribute count (0 or all), attributes;</li>
- *   <li>version: valid_from sequence, 0/1 and the valid_to sequence, attributes (all);</li>
- *   <li>stored event: event, then 0, or 1 and the version open after it; key state: sequence, then 0 or 1 and
- *       the open version.</li>
+ *   <li>version: 0, or 1, the valid_from sequence, 0/1 and the valid_to sequence, the attribute count (format 2
+ *       only) and the attributes;</li>
+ *   <li>stored event: event, then the version open after it; key state: sequence, then the open version.</li>
  * </ul>
  * A sequence is its part count then each part as a zig-zag varint; an attribute is a tag (0 null, 1 value,
  * 2 {@link Absent}) and, for a value, its column type's encoding: long/int/date (epoch day) as zig-zag varints,
  * double as its 8 IEEE bytes, decimal as scale and unscaled two's-complement bytes, boolean as one byte, string as
- * UTF-8 with a varint length, timestamp as epoch seconds and nanoseconds. Keys are not part of a value: their
- * canonical bytes stay {@link EventJson#keyBytes}, the caller supplies the key. Immutable and thread-safe;
- * decoding bytes of neither form throws {@link IllegalArgumentException}.
+ * UTF-8 with a varint length, timestamp as epoch seconds and nanoseconds. A widened column (int to long, a decimal's
+ * precision) reads its narrower values unchanged. Keys are not part of a value: their canonical bytes stay
+ * {@link EventJson#keyBytes}, the caller supplies the key.
+ *
+ * <p>Records written under an earlier spec ({@link StateLayouts}: columns were added since) hold fewer attributes;
+ * their count identifies the layout, and each value is read into the current column of its name. An added column
+ * reads as null, or as {@link Absent} in an upsert under {@code missing_fields: keep}, as a change decoder would give
+ * a field the event lacks. A format-1 version holds no count: inside a stored event it shares its event's layout,
+ * and otherwise (a key state, or after an event without attributes) it is read in the one known layout whose
+ * decoding consumes the record exactly, the current layout first. The JSON forms of an older release are read in
+ * the earlier layouts the same way ({@link EventJson#EventJson(DimensionSpec, StateLayouts)}).
+ *
+ * <p>Immutable and thread-safe; decoding bytes of neither form, or of a layout not known, throws
+ * {@link IllegalArgumentException}.
  */
 public final class StateBinary {
-  /** The first byte of every binary form. */
-  public static final byte FORMAT = 1;
+  /** The first byte of every binary form this class writes: versions carry their attribute count. */
+  public static final byte FORMAT = 2;
+  /** The first byte of the first binary form, still read: versions without an attribute count. */
+  public static final byte FORMAT_1 = 1;
 
   private static final byte NULL = 0;
   private static final byte VALUE = 1;
@@ -50,18 +65,43 @@ public final class StateBinary {
   private final EventJson json;
   private final ColumnType.Kind[] kinds;
   private final ColumnType.Kind[] keyKinds;
+  /** Where the values of a record of an earlier layout go. */
+  private final EarlierLayouts earlier;
+  /** Attribute counts to try for a format-1 version of unknown layout: the current one first, then newest first. */
+  private final int[] counts;
+  /** What an added column holds in an upsert written under an earlier layout: null, or Absent (missing_fields: keep). */
+  private final Object addedInUpsert;
 
+  /** For state that holds only {@code spec}'s own attribute layout. */
   public StateBinary(DimensionSpec spec) {
-    this.json = new EventJson(spec);
+    this(spec, StateLayouts.NONE);
+  }
+
+  /**
+   * For state that may also hold records of the {@code earlier} layouts.
+   *
+   * @throws IllegalArgumentException when an earlier layout names a column that is not an attribute of
+   *     {@code spec}, has as many attributes as {@code spec} in another order, or shares its count with another
+   */
+  public StateBinary(DimensionSpec spec, StateLayouts earlier) {
+    this.json = new EventJson(spec, earlier);
     this.keyKinds = spec.keyColumns().stream().map(Column::type).map(ColumnType::kind)
         .toArray(ColumnType.Kind[]::new);
     this.kinds = spec.attributeColumns().stream().map(Column::type).map(ColumnType::kind)
         .toArray(ColumnType.Kind[]::new);
+    this.addedInUpsert = spec.fields().keepsMissing() ? Absent.VALUE : null;
+    this.earlier = new EarlierLayouts(spec, earlier);
+    this.counts = this.earlier.counts();
   }
 
   /** Whether {@code bytes} are in a form of this class rather than an older JSON form. */
   public static boolean isBinary(byte[] bytes) {
-    return bytes.length > 0 && bytes[0] == FORMAT;
+    return bytes.length > 0 && isFormatByte(bytes[0]);
+  }
+
+  /** Whether {@code b} is the first byte of a binary form (this release's or the first). */
+  public static boolean isFormatByte(byte b) {
+    return b == FORMAT || b == FORMAT_1;
   }
 
   /**
@@ -126,7 +166,12 @@ public final class StateBinary {
     }
     In in = new In(bytes);
     ChangeEvent e = event(in, key);
-    return new StoredEvent(e, version(in, key));
+    if (bytes[0] == FORMAT) {
+      return new StoredEvent(e, version(in, key));
+    }
+    // format 1: the version was written with the event's layout; an event without attributes does not say which
+    int n = in.eventCount == 0 ? -1 : in.eventCount;
+    return new StoredEvent(e, n < 0 ? versionOfUnknownLayout(bytes, in.at, key) : version(in, key, n));
   }
 
   /** A key state without its key. */
@@ -149,7 +194,7 @@ public final class StateBinary {
     }
     In in = new In(bytes);
     Sequence s = sequence(in);
-    return new KeyState(s, version(in, key));
+    return new KeyState(s, bytes[0] == FORMAT ? version(in, key) : versionOfUnknownLayout(bytes, in.at, key));
   }
 
   /**
@@ -170,6 +215,7 @@ public final class StateBinary {
       out.write(1);
       sequence(out, v.validTo());
     }
+    out.varint(kinds.length);
     attributes(out, v.attributes(), "version attributes");
     return out.bytes();
   }
@@ -190,20 +236,75 @@ public final class StateBinary {
     Sequence s = sequence(in);
     boolean delete = (in.read() & 1) == 1;
     int n = (int) in.varint();
-    if (n != 0 && n != kinds.length) {
-      throw new IllegalArgumentException("expected 0 or " + kinds.length + " attributes in a stored event, got " + n);
-    }
-    List<Object> values = n == 0 ? List.of() : attributes(in);
+    in.eventCount = n;
+    List<Object> values = n == 0 ? List.of()
+        : n == kinds.length ? attributes(in)
+        : earlierAttributes(in, n, delete ? null : addedInUpsert, "an event");
     return new ChangeEvent(key, s, delete, values);
   }
 
+  /** A format-2 version: its attribute count says its layout. */
   private Version version(In in, BusinessKey key) {
     if (in.read() == 0) {
       return null;
     }
     Sequence from = sequence(in);
     Sequence to = in.read() == 0 ? null : sequence(in);
-    return new Version(key, from, to, attributes(in));
+    int n = (int) in.varint();
+    return new Version(key, from, to, n == kinds.length ? attributes(in) : earlierAttributes(in, n, null, "a version"));
+  }
+
+  /** A format-1 version written with {@code n} attributes. */
+  private Version version(In in, BusinessKey key, int n) {
+    if (in.read() == 0) {
+      return null;
+    }
+    Sequence from = sequence(in);
+    Sequence to = in.read() == 0 ? null : sequence(in);
+    return new Version(key, from, to, n == kinds.length ? attributes(in) : earlierAttributes(in, n, null, "a version"));
+  }
+
+  /**
+   * A format-1 version from {@code at} to the end of {@code bytes} whose layout nothing says: the first known layout
+   * (the current one, then the newest earlier one first) whose decoding consumes the record exactly. Only records
+   * written before versions carried their count get here.
+   */
+  private Version versionOfUnknownLayout(byte[] bytes, int at, BusinessKey key) {
+    for (int n : counts) {
+      In in = new In(bytes, at);
+      try {
+        Version v = version(in, key, n);
+        if (in.at == bytes.length) {
+          return v;
+        }
+      } catch (RuntimeException e) {
+        // not this layout: its values do not decode as these columns' types
+      }
+    }
+    throw new IllegalArgumentException("no known attribute layout reads the version in this stored state (the "
+        + "spec's " + kinds.length + " attributes, earlier layouts " + earlier.earlier() + "); it was written under a"
+        + " spec whose layout the table property " + StateLayouts.PROPERTY + " does not list");
+  }
+
+  /**
+   * {@code n} attribute values of an earlier layout, each put at its column's current position; the columns added
+   * since hold {@code added}.
+   */
+  private List<Object> earlierAttributes(In in, int n, Object added, String what) {
+    int[] to = earlier.positions(n, what);
+    Object[] values = new Object[kinds.length];
+    Arrays.fill(values, added);
+    for (int i = 0; i < n; i++) {
+      int at = to[i];
+      byte tag = in.read();
+      values[at] = switch (tag) {
+        case NULL -> null;
+        case ABSENT -> Absent.VALUE;
+        case VALUE -> value(in, kinds[at]);
+        default -> throw new IllegalArgumentException("unknown attribute tag " + tag + " in stored state");
+      };
+    }
+    return Arrays.asList(values);
   }
 
   private static void sequence(ByteWriter out, Sequence s) {
@@ -294,6 +395,8 @@ public final class StateBinary {
   private static final class In {
     private final byte[] buf;
     private int at;
+    /** The attribute count of the last event read. */
+    private int eventCount;
 
     In(byte[] buf) {
       this(buf, 1); // after the format byte

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,6 +30,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -58,6 +60,8 @@ public final class Compactor implements Runnable, AutoCloseable {
   static final Duration TOPIC_WAIT = Duration.ofSeconds(60);
   /** How often a busy compactor asks the broker for end offsets (an idle one asks after every empty poll). */
   static final Duration LAG_INTERVAL = Duration.ofSeconds(1);
+  /** How long a commit waits for the group coordinator to confirm this compactor's membership. */
+  static final Duration MEMBERSHIP_TIMEOUT = Duration.ofSeconds(5);
 
   private final DimensionSpec spec;
   private final TableSink table;
@@ -189,7 +193,9 @@ public final class Compactor implements Runnable, AutoCloseable {
       }
     } catch (WakeupException e) {
       LOG.debug("Compactor of {} woken up to stop", spec.name());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException thrown) {
+      // a fenced commit in the revocation callback reaches here wrapped by the consumer: the runner must see it as such
+      RuntimeException e = thrown.getCause() instanceof LeaseHeldException fenced ? fenced : thrown;
       failure = e;
       if (!(e instanceof LeaseHeldException)) {
         LOG.error("Compactor of {} stopped: {}", spec.name(), e.getMessage(), e);
@@ -289,22 +295,32 @@ public final class Compactor implements Runnable, AutoCloseable {
     deadLettered.incrementAndGet();
   }
 
+  /**
+   * Commits the batch to the table, fenced twice against a zombie (this compactor paused, by GC or a frozen host,
+   * while the group gave its partitions to another): the group must still count it a member of its current
+   * generation, and the table must record no offset at or past the batch's first one in any of its partitions. The
+   * second check is made by the table on the very version the commit is written on, so it holds however long the
+   * compactor is paused between the checks and the write.
+   */
   private void commit(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
-    // Another writer that applied any of these records means this compactor's position is stale.
-    List<String> appIds = new ArrayList<>();
-    batch.firstOffsets().keySet().forEach(p -> appIds.add(VersionBatch.appId(spec.name(), p)));
-    Map<String, Long> recordedByAppId = table.txnVersions(appIds);
-    for (Map.Entry<Integer, Long> first : batch.firstOffsets().entrySet()) {
-      Long recorded = recordedByAppId.get(VersionBatch.appId(spec.name(), first.getKey()));
-      if (recorded != null && recorded >= first.getValue()) {
-        throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(), recorded);
-      }
-    }
     long started = System.nanoTime();
     String summary;
     try {
-      summary = table.commit(batch.changes(), batch.txns(), batch.partitions(), ownedPartitions(), ownsAll());
+      // Another writer that applied any of these records means this compactor's position is stale: fail early.
+      for (Map.Entry<Integer, Long> first : batch.firstOffsets().entrySet()) {
+        OptionalLong recorded = table.txnVersion(VersionBatch.appId(spec.name(), first.getKey()));
+        if (recorded.isPresent() && recorded.getAsLong() >= first.getValue()) {
+          throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(),
+              recorded.getAsLong());
+        }
+      }
+      if (table.sharedWriters()) {
+        confirmGroupMembership(c, batch);
+      }
+      summary = table.commit(batch.changes(), batch.txns(), batch.readFrom(), batch.partitions(), ownedPartitions(),
+          ownsAll());
     } catch (RuntimeException e) {
+      // nothing of the batch may be written any more, not even by the consumer's close (its revocation callback)
       commitFailed = true;
       throw e;
     }
@@ -324,6 +340,28 @@ public final class Compactor implements Runnable, AutoCloseable {
     commits.incrementAndGet();
     lastCommitMillis = clock.millis();
     batch.clear();
+  }
+
+  /**
+   * Asks the group coordinator whether this compactor is still a member of the group's current generation, by
+   * committing the group offsets the batch started from (the table already covers everything before them, so they
+   * say nothing new). A member removed from the group (its poll or session timeout passed while it was paused) is
+   * refused: its partitions belong to another compactor now, so the batch is dropped and re-read from the table's
+   * offsets. When the coordinator cannot be asked (a broker down, a rebalance under way) the table's fence decides
+   * alone.
+   */
+  private void confirmGroupMembership(KafkaConsumer<byte[], byte[]> c, VersionBatch batch) {
+    Map<TopicPartition, OffsetAndMetadata> startedAt = new HashMap<>();
+    batch.firstOffsets().forEach((p, o) ->
+        startedAt.put(new TopicPartition(spec.topics().versions(), p), new OffsetAndMetadata(o)));
+    try {
+      c.commitSync(startedAt, MEMBERSHIP_TIMEOUT);
+    } catch (CommitFailedException | FencedInstanceIdException e) {
+      throw CompactorErrors.notAGroupMember(spec.name() + "-compactor", batch.firstOffsets().keySet(), e);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not confirm the group membership before a commit ({}); the table's txn fence decides",
+          e.toString());
+    }
   }
 
   /** One bounded compaction cycle after a commit; a failure is logged and retried after the next commit. */

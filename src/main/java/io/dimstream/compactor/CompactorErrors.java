@@ -26,6 +26,13 @@ final class CompactorErrors {
         + "the table meanwhile. Nothing was committed; this compactor re-reads from the table's offsets.");
   }
 
+  static LeaseHeldException notAGroupMember(String group, java.util.Set<Integer> partitions, Exception e) {
+    return new LeaseHeldException("This compactor is no longer a member of the current generation of group " + group
+        + " (" + e.getMessage() + "): it was paused or cut off past its poll or session timeout, and partitions "
+        + partitions + " of its batch may belong to another compactor now. Nothing was committed; this compactor "
+        + "rejoins the group and re-reads from the table's offsets.");
+  }
+
   static CompactorException leaseIo(Object lease, IOException e) {
     return new CompactorException("Cannot write the compactor lease " + lease + ": " + e.getMessage()
         + ". Check that the table directory is writable.", e);

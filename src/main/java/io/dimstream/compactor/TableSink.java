@@ -47,14 +47,18 @@ public interface TableSink {
 
   /**
    * As {@link #commit(List, Map)} for one of several compactors: the new rows of each change go to files owned by
-   * the partition it was read from.
+   * the partition it was read from, and the batch is fenced by where it was read from: when the table records, for
+   * any appId of {@code readFrom}, an offset at or past the batch's first one there (another compactor applied those
+   * records meanwhile), nothing is written and {@link LeaseHeldException} is thrown. A table that takes several
+   * writers must check this atomically with its commit; the default, for a sink with one writer, does not fence.
    *
+   * @param readFrom   per txn appId, the offset of the first record of the batch in that partition
    * @param partitions the versions-topic partition of each change's identity
    * @param owned      the partitions this compactor is assigned now
    * @param ownsAll    whether those are all of the topic's partitions
    */
-  default String commit(List<VersionChange> changes, Map<String, Long> txns, Map<VersionId, Integer> partitions,
-      Set<Integer> owned, boolean ownsAll) {
+  default String commit(List<VersionChange> changes, Map<String, Long> txns, Map<String, Long> readFrom,
+      Map<VersionId, Integer> partitions, Set<Integer> owned, boolean ownsAll) {
     return commit(changes, txns);
   }
 

@@ -60,6 +60,16 @@ final class VersionBatch {
     return out;
   }
 
+  /**
+   * Where this batch was read from: appId {@code <dim>-versions-<partition>} to the offset of its first record there.
+   * The batch is stale when the table records that offset or a later one (another compactor applied it meanwhile).
+   */
+  Map<String, Long> readFrom() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    firstOffsets.forEach((p, o) -> out.put(appIdPrefix + p, o));
+    return out;
+  }
+
   Map<Integer, Long> lastOffsets() {
     return Map.copyOf(lastOffsets);
   }

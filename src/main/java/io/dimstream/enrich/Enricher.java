@@ -7,6 +7,7 @@ import io.dimstream.model.VersionChange;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,6 +38,11 @@ public final class Enricher {
   private static final byte[] WATERMARK = {'w'};
   private static final byte FACT = 'f';
   private static final byte WAITING = 'q';
+  /**
+   * How many keys' decoded versions are kept in memory: every fact reads its key's versions, and decoding them from
+   * the store was the largest part of a fact's cost after writing it out.
+   */
+  private static final int CACHED_KEYS = 10_000;
 
   private final EnrichmentSpec spec;
   private final FactShape shape;
@@ -48,6 +54,14 @@ public final class Enricher {
   private final long horizon;
   private final long graceMillis;
   private final boolean showsVersion;
+
+  /** Decoded versions of recently used keys, as the store holds them (the store is written only here). */
+  private final Map<ByteBuffer, EnrichmentState.KeyVersions> cache = new LinkedHashMap<>(256, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<ByteBuffer, EnrichmentState.KeyVersions> eldest) {
+      return size() > CACHED_KEYS;
+    }
+  };
 
   private boolean started;
   private long watermark = Long.MIN_VALUE;
@@ -83,8 +97,8 @@ public final class Enricher {
     long hi = Long.MIN_VALUE;
     long newest = kv.newest();
     int at = indexOf(list, change);
-    if (at >= 0) {
-      Version old = list.remove(at);
+    Version old = at >= 0 ? list.remove(at) : null;
+    if (old != null) {
       lo = old.validFrom().first();
       hi = end(old);
     }
@@ -95,14 +109,23 @@ public final class Enricher {
         i++;
       }
       list.add(i, v);
-      lo = Math.min(lo, v.validFrom().first());
-      hi = Math.max(hi, end(v));
+      if (old != null && old.attributes().equals(v.attributes())) {
+        // the same version with another end (a close-out): only the facts between the two ends can change; without
+        // this every update of a key re-read all the facts its previous version covered
+        lo = Math.min(end(old), end(v));
+        hi = Math.max(end(old), end(v));
+      } else {
+        lo = Math.min(lo, v.validFrom().first());
+        hi = Math.max(hi, end(v));
+      }
       newest = Math.max(newest, v.validFrom().first());
       if (v.validTo() != null) {
         newest = Math.max(newest, v.validTo().first());
       }
     }
-    versions.put(key(VERSIONS, kb), state.encode(new EnrichmentState.KeyVersions(newest, list)));
+    EnrichmentState.KeyVersions updated = new EnrichmentState.KeyVersions(newest, list);
+    versions.put(key(VERSIONS, kb), state.encode(updated));
+    cache.put(ByteBuffer.wrap(kb), updated);
     if (lo < hi) {
       markPending(kb, lo, hi);
     }
@@ -110,15 +133,24 @@ public final class Enricher {
     if (newest > watermark) {
       watermark = newest;
       versions.put(WATERMARK, ByteBuffer.allocate(8).putLong(watermark).array());
-      releaseUpTo(watermark, out);
+      if (graceMillis > 0) { // without grace no fact ever waits
+        releaseUpTo(watermark, out);
+      }
     }
   }
 
   /** Joins one fact; {@code now} is the wall-clock time in epoch milliseconds. */
   public void onFact(Fact fact, long now, Consumer<Enriched> out) {
+    onFact(fact, keys.keyBytes(shape.businessKey(fact)), now, out);
+  }
+
+  /**
+   * As {@link #onFact(Fact, long, Consumer)}, given the canonical bytes of the fact's business key (the key the
+   * facts are repartitioned by), which are not rendered again.
+   */
+  public void onFact(Fact fact, byte[] kb, long now, Consumer<Enriched> out) {
     start();
     BusinessKey key = shape.businessKey(fact);
-    byte[] kb = keys.keyBytes(key);
     if (pendingKey != null && Arrays.equals(pendingKey, kb)) {
       flush(out);
     }
@@ -319,7 +351,13 @@ public final class Enricher {
   }
 
   private EnrichmentState.KeyVersions keyVersions(byte[] kb, BusinessKey key) {
-    return state.decodeVersions(key, versions.get(key(VERSIONS, kb)));
+    ByteBuffer k = ByteBuffer.wrap(kb);
+    EnrichmentState.KeyVersions kv = cache.get(k);
+    if (kv == null) {
+      kv = state.decodeVersions(key, versions.get(key(VERSIONS, kb)));
+      cache.put(k, kv);
+    }
+    return kv;
   }
 
   private static int indexOf(List<Version> list, VersionChange change) {

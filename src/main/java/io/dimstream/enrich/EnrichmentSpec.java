@@ -1,5 +1,6 @@
 package io.dimstream.enrich;
 
+import io.dimstream.codec.RowAvro;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.InputFormat;
 import io.dimstream.types.Column;
@@ -7,7 +8,10 @@ import io.dimstream.types.ColumnType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import org.apache.avro.Schema;
 
 /**
  * One enrichment: a stream of facts joined, as of each fact's time, with the history of a dimension. Built only by
@@ -112,6 +116,23 @@ public record EnrichmentSpec(
     }
     out.add(new Column(revisionColumn, ColumnType.LONG));
     return out;
+  }
+
+  /** The fact columns that are never null: the fact key, the time and the join columns. */
+  public Set<String> requiredFactColumns() {
+    Set<String> out = new LinkedHashSet<>(facts.key());
+    out.add(facts.time());
+    out.addAll(joinColumns);
+    return out;
+  }
+
+  /**
+   * The writer schema of facts sent as Avro ({@code facts.format: avro}): a record named {@code <name>_fact} with
+   * one field per fact column, in order; the {@link #requiredFactColumns} plain, the others unions of null and
+   * their type (see {@link RowAvro}).
+   */
+  public Schema factsAvroSchema() {
+    return RowAvro.schema(name + "_fact", facts.columns(), requiredFactColumns());
   }
 
   /** The dimension's lateness horizon, in the units of its first sequence column (and of the fact time). */

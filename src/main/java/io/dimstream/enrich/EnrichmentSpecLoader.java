@@ -166,10 +166,9 @@ public final class EnrichmentSpecLoader {
     return switch (f) {
       case "json" -> InputFormat.JSON;
       case "debezium-json", "debezium" -> InputFormat.DEBEZIUM_JSON;
-      case "avro" -> throw EnrichmentErrors.invalid(file, "facts.format", "Avro facts are not supported yet",
-          "send the facts as JSON (format: json) or as Debezium JSON envelopes (format: debezium-json)");
+      case "avro" -> InputFormat.AVRO;
       default -> throw EnrichmentErrors.invalid(file, "facts.format", "unknown format '" + f + "'",
-          "use json or debezium-json");
+          "use json, avro or debezium-json");
     };
   }
 

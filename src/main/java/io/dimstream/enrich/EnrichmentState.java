@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.dimstream.codec.EventJson;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
@@ -18,8 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The values the enricher keeps, as compact JSON arrays: one key's versions (with the newest sequence seen for it)
- * and one stored fact (with what its last record showed). Immutable and thread-safe.
+ * The values the enricher keeps, as compact JSON arrays: one key's versions (with the newest sequence seen for it;
+ * each version in the topology's own form, {@link EventJson#versionNode}) and one stored fact (with what its last
+ * record showed). Immutable and thread-safe.
  */
 final class EnrichmentState {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -37,12 +39,12 @@ final class EnrichmentState {
   /** A kept fact: its revision so far and what its last record showed; both 0/null while it waits. */
   record StoredFact(Fact fact, long revision, Shown shown) {}
 
-  private final List<ColumnType> attributeTypes;
+  private final EventJson versionForms;
   private final List<ColumnType> shownTypes;
   private final List<ColumnType> factTypes;
 
   EnrichmentState(EnrichmentSpec spec) {
-    attributeTypes = spec.dimension().attributeColumns().stream().map(Column::type).toList();
+    versionForms = new EventJson(spec.dimension());
     shownTypes = spec.attributes().stream().map(EnrichmentSpec.Attribute::type).toList();
     factTypes = spec.facts().columns().stream().map(Column::type).toList();
   }
@@ -51,10 +53,7 @@ final class EnrichmentState {
     ArrayNode n = NODES.arrayNode();
     n.add(kv.newest());
     for (Version v : kv.versions()) {
-      ArrayNode vn = n.addArray();
-      vn.add(parts(v.validFrom()));
-      vn.add(v.validTo() == null ? NODES.nullNode() : parts(v.validTo()));
-      vn.add(values(v.attributes(), attributeTypes));
+      n.add(versionForms.versionNode(v));
     }
     return write(n);
   }
@@ -66,9 +65,7 @@ final class EnrichmentState {
     JsonNode n = read(bytes);
     List<Version> versions = new ArrayList<>(n.size() - 1);
     for (int i = 1; i < n.size(); i++) {
-      JsonNode vn = n.get(i);
-      versions.add(new Version(key, sequence(vn.get(0)), vn.get(1).isNull() ? null : sequence(vn.get(1)),
-          values(vn.get(2), attributeTypes)));
+      versions.add(versionForms.version(key, n.get(i)));
     }
     return new KeyVersions(n.get(0).asLong(), versions);
   }
@@ -79,7 +76,7 @@ final class EnrichmentState {
     n.add(f.revision());
     if (f.shown() != null) {
       n.add(f.shown().found());
-      n.add(f.shown().validFrom() == null ? NODES.nullNode() : parts(f.shown().validFrom()));
+      n.add(f.shown().validFrom() == null ? NODES.nullNode() : EventJson.sequenceNode(f.shown().validFrom()));
       n.add(values(f.shown().attributes(), shownTypes));
     }
     return write(n);
@@ -89,24 +86,8 @@ final class EnrichmentState {
     JsonNode n = read(bytes);
     Fact fact = new Fact(values(n.get(0), factTypes));
     Shown shown = n.size() < 3 ? null : new Shown(n.get(2).asBoolean(),
-        n.get(3).isNull() ? null : sequence(n.get(3)), values(n.get(4), shownTypes));
+        n.get(3).isNull() ? null : EventJson.sequence(n.get(3)), values(n.get(4), shownTypes));
     return new StoredFact(fact, n.get(1).asLong(), shown);
-  }
-
-  private static ArrayNode parts(Sequence s) {
-    ArrayNode a = NODES.arrayNode(s.size());
-    for (int i = 0; i < s.size(); i++) {
-      a.add(s.part(i));
-    }
-    return a;
-  }
-
-  private static Sequence sequence(JsonNode n) {
-    long[] parts = new long[n.size()];
-    for (int i = 0; i < parts.length; i++) {
-      parts[i] = n.get(i).asLong();
-    }
-    return Sequence.of(parts);
   }
 
   private static ArrayNode values(List<Object> values, List<ColumnType> types) {

@@ -4,17 +4,22 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.dimstream.change.AvroRows;
 import io.dimstream.spec.InputFormat;
 import io.dimstream.types.Column;
+import io.dimstream.types.ColumnValues;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Reads fact records: a JSON object with the fact columns ({@code format: json}), or a Debezium envelope whose
- * {@code after} row holds them ({@code format: debezium-json}). Immutable and thread-safe.
+ * Reads fact records: a JSON object with the fact columns ({@code format: json}), a Debezium envelope whose
+ * {@code after} row holds them ({@code format: debezium-json}), or an Avro record in plain binary encoding written
+ * with {@link EnrichmentSpec#factsAvroSchema()} ({@code format: avro}, read by the changes' Avro reader,
+ * {@link AvroRows}). A record given as parsed JSON (a line of a facts file) is a Debezium envelope under
+ * {@code debezium-json}, else a JSON object with the fact columns. Immutable and thread-safe.
  */
 public final class FactDecoder {
   private static final ObjectMapper JSON = JsonMapper.builder()
@@ -31,18 +36,28 @@ public final class FactDecoder {
   public record Rejected(Rejection rejection) implements Result {}
 
   private final EnrichmentSpec.Facts facts;
-  private final Set<String> required = new HashSet<>();
+  private final Set<String> required;
+  /** The Avro reader of {@code format: avro}, else null. */
+  private final AvroRows avro;
 
   public FactDecoder(EnrichmentSpec spec) {
     this.facts = spec.facts();
-    required.addAll(facts.key());
-    required.add(facts.time());
-    required.addAll(spec.joinColumns());
+    this.required = spec.requiredFactColumns();
+    this.avro = facts.format() == InputFormat.AVRO
+        ? new AvroRows(spec.factsAvroSchema(), facts.columns().toArray(new Column[0])) : null;
   }
 
   public Result decode(byte[] value) {
     if (value == null) {
       return rejected("tombstone", "the fact record has no value; a fact cannot be deleted from the enriched stream");
+    }
+    if (avro != null) {
+      AvroRows.Row row = avro.read(value);
+      if (row.rejected() != null) {
+        return rejected(row.rejected().reason(), "the fact record is not an Avro record of the facts' schema: "
+            + row.rejected().detail());
+      }
+      return checked(Arrays.asList(row.values()));
     }
     JsonNode root;
     try {
@@ -72,17 +87,23 @@ public final class FactDecoder {
     }
     List<Object> values = new ArrayList<>(facts.columns().size());
     for (Column c : facts.columns()) {
-      Object v;
       try {
-        v = io.dimstream.types.ColumnValues.fromJson(row.get(c.name()), c.type());
+        values.add(ColumnValues.fromJson(row.get(c.name()), c.type()));
       } catch (IllegalArgumentException e) {
         return rejected("bad-type:" + c.name(), "column '" + c.name() + "' (" + c.type() + "): " + e.getMessage());
       }
-      if (v == null && required.contains(c.name())) {
-        return rejected("missing-" + role(c.name()), "the fact has no value for '" + c.name() + "', its "
-            + role(c.name()) + " column; a fact needs its key, its time and its join columns");
+    }
+    return checked(values);
+  }
+
+  /** The fact, unless a key, time or join column is null. */
+  private Result checked(List<Object> values) {
+    for (int i = 0; i < values.size(); i++) {
+      String c = facts.columns().get(i).name();
+      if (values.get(i) == null && required.contains(c)) {
+        return rejected("missing-" + role(c), "the fact has no value for '" + c + "', its " + role(c) + " column; a "
+            + "fact needs its key, its time and its join columns");
       }
-      values.add(v);
     }
     return new Accepted(new Fact(values));
   }

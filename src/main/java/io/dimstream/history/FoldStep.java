@@ -59,18 +59,21 @@ public final class FoldStep {
       Version closed = open.closedAt(seq);
       return new Outcome(scd1 ? closed : null, List.of(new VersionChange.Upsert(closed, ChangeKind.CLOSE)));
     }
-    if (open != null && !open.isCurrent()) {
-      // scd1 only: an upsert after a delete re-opens the key's one version with the upsert's values
-      Version reopened = new Version(open.key(), open.validFrom(), null, event.attributes());
-      return new Outcome(reopened, List.of(new VersionChange.Upsert(reopened, ChangeKind.CORRECT)));
-    }
+    // scd1 only: after a delete the key's one version is kept closed; nothing is open before this upsert
+    boolean reopens = open != null && !open.isCurrent();
+    Version before = reopens ? null : open;
     // Absent attributes first take the open version's values, so expressions see the whole row the event stands for.
     if (event.partial()) {
-      event = new ChangeEvent(event.key(), seq, false, resolved(open, event));
+      event = new ChangeEvent(event.key(), seq, false, resolved(before, event));
     }
     // Derived at every fold, never stored: a re-fold gives the event a new open version to derive from.
-    event = derivation.derive(open, event);
+    event = derivation.derive(before, event);
     List<Object> attributes = event.attributes();
+    if (reopens) {
+      // re-opens the key's one version with the upsert's values, resolved and derived as for a new key
+      Version reopened = new Version(open.key(), open.validFrom(), null, attributes);
+      return new Outcome(reopened, List.of(new VersionChange.Upsert(reopened, ChangeKind.CORRECT)));
+    }
     if (open != null && trackedEqual(open.attributes(), attributes)) {
       if (open.attributes().equals(attributes)) {
         return new Outcome(open, List.of());

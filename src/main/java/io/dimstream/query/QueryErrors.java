@@ -148,4 +148,10 @@ public final class QueryErrors {
     return new QueryException(Reason.UNAVAILABLE, "Key " + keyText + " is owned by the instance " + owner
         + ", which did not answer: " + cause.getMessage() + ". Retry once the group has rebalanced.", cause);
   }
+
+  public static QueryException ownerRefusedForward(String keyText, String owner, int status) {
+    return new QueryException(Reason.UNAVAILABLE, "Key " + keyText + " is owned by the instance " + owner
+        + ", which refused this instance's credentials (HTTP " + status + "). Fix: give every instance of the "
+        + "dimension the same service.http.auth token and certificates its service.http.tls.client_ca trusts.", null);
+  }
 }

@@ -2,6 +2,7 @@ package io.dimstream.service;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
 import io.dimstream.broker.TopicProvisioner;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionAvro;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
@@ -17,6 +18,7 @@ import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
+import io.dimstream.spec.StateLayouts;
 import io.dimstream.topology.DimensionTopology;
 import io.dimstream.topology.LiveStores;
 import java.io.IOException;
@@ -104,6 +106,8 @@ public final class DimensionService implements AutoCloseable {
   }
 
   private void startAll(String bootstrapOverride) {
+    // what an operator checks first when the service misbehaves; secrets are shown as *** (ServiceSettings.toString)
+    LOG.info("Settings of {}: {}", spec.name(), spec.service());
     Path dataDir = spec.service().dataDir();
     kafka = new HashMap<>(spec.service().kafka());
     if (bootstrapOverride != null) {
@@ -121,6 +125,8 @@ public final class DimensionService implements AutoCloseable {
     sizes = topics.sizes();
 
     table = TableSinkAdapter.openOrCreate(spec);
+    // before the topology starts: its stores may hold events written under the specs the table was evolved from
+    StateLayouts layouts = stateLayouts(table);
     VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
     compactor = new CompactorRunner(spec, table, versions::decodeChange, kafka, owner(), clock, sizes,
         failed::countDown);
@@ -142,6 +148,7 @@ public final class DimensionService implements AutoCloseable {
     // read once at start: while the service runs, a partition added to a keyed changes topic moves keys, and their
     // records are rejected as wrong-partition instead of being applied by a task that lacks their history
     props.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, Integer.toString(topics.changesPartitions()));
+    props.put(DimensionTopology.STATE_LAYOUTS_CONFIG, layouts.toJson());
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     CommitInterval.applyDefault(props, spec);
     ProducerLinger.applyDefault(props);
@@ -168,8 +175,9 @@ public final class DimensionService implements AutoCloseable {
         failed.countDown();
       }
     });
+    LiveStores live = new LiveStores(streams, spec, layouts);
     streams.start();
-    liveQueries.attach(new LiveStores(streams, spec), new HostInfo(spec.service().httpHost(), queryServer.port()));
+    liveQueries.attach(live, new HostInfo(spec.service().httpHost(), queryServer.port()));
 
     compactor.start();
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
@@ -177,6 +185,20 @@ public final class DimensionService implements AutoCloseable {
     if (versions instanceof VersionAvro avro) {
       LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
           avro.schema());
+    }
+  }
+
+  /**
+   * The attribute layouts of the specs the table was evolved from, checked against this spec so that a bad table
+   * property stops the start rather than every stream thread.
+   */
+  private StateLayouts stateLayouts(TableSinkAdapter table) {
+    try {
+      StateLayouts layouts = StateLayouts.parse(table.table().properties().get(StateLayouts.PROPERTY));
+      new StateBinary(spec, layouts);
+      return layouts;
+    } catch (IllegalArgumentException e) {
+      throw ServiceErrors.unreadableStateLayouts(table.table().location(), e.getMessage());
     }
   }
 

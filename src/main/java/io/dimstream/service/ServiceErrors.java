@@ -37,4 +37,10 @@ final class ServiceErrors {
         + "tells whether the changes topic still has the partitions the state was built for. Fix: check that the "
         + "broker is up and that the service's Kafka user may describe that topic", cause);
   }
+
+  static ServiceException unreadableStateLayouts(Object table, String why) {
+    return new ServiceException("The table " + table + " records attribute layouts of earlier specs (table property "
+        + io.dimstream.spec.StateLayouts.PROPERTY + ") that this spec's stored state cannot be read with: " + why
+        + ". Fix: run with a spec that keeps every column of the table, in the table's order");
+  }
 }

@@ -10,6 +10,7 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.FileOwners;
 import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.TableOptions;
+import io.dimstream.table.TxnFence;
 import io.dimstream.table.TxnOverlapException;
 import java.util.Collection;
 import java.util.HashMap;
@@ -31,6 +32,11 @@ public final class TableSinkAdapter implements TableSink {
     // the compactor commits for as long as the service runs: its checkpoints are written off the commit's path
     return new TableSinkAdapter(DeltaTable.openOrCreate(spec.service().tableStore(), spec, spec.tableProperties(),
         TableOptions.defaults().withBackgroundCheckpoints(true)));
+  }
+
+  /** A sink over an open table (for example one opened with other {@link TableOptions} or on a wrapped store). */
+  public static TableSinkAdapter over(DeltaTable table) {
+    return new TableSinkAdapter(table);
   }
 
   public DeltaTable table() {
@@ -63,19 +69,19 @@ public final class TableSinkAdapter implements TableSink {
 
   @Override
   public String commit(List<VersionChange> changes, Map<String, Long> txns) {
-    return commit(changes, txns, FileOwners.none());
+    return commit(changes, txns, FileOwners.none(), TxnFence.none());
   }
 
   @Override
-  public String commit(List<VersionChange> changes, Map<String, Long> txns, Map<VersionId, Integer> partitions,
-      Set<Integer> owned, boolean ownsAll) {
-    return commit(changes, txns, FileOwners.of(partitions, owned, ownsAll));
+  public String commit(List<VersionChange> changes, Map<String, Long> txns, Map<String, Long> readFrom,
+      Map<VersionId, Integer> partitions, Set<Integer> owned, boolean ownsAll) {
+    return commit(changes, txns, FileOwners.of(partitions, owned, ownsAll), new TxnFence(readFrom));
   }
 
-  private String commit(List<VersionChange> changes, Map<String, Long> txns, FileOwners owners) {
+  private String commit(List<VersionChange> changes, Map<String, Long> txns, FileOwners owners, TxnFence fence) {
     CommitResult r;
     try {
-      r = table.commit(changes, txns, "MERGE", owners);
+      r = table.commit(changes, txns, "MERGE", owners, fence);
     } catch (TxnOverlapException e) {
       throw new LeaseHeldException(e.getMessage());
     }

@@ -57,10 +57,11 @@ public final class SourcedSpecs {
     try {
       root = YAML.readTree(Files.readString(file));
     } catch (IOException | RuntimeException e) {
-      return new Sourced(DimensionSpecLoader.load(file), Optional.empty()); // the loader says what is wrong
+      // the loader says what is wrong
+      return new Sourced(overrides.apply(DimensionSpecLoader.load(file)), Optional.empty());
     }
     if (!(root instanceof ObjectNode tree) || !PostgresSource.declaredIn(root) || !root.hasNonNull("name")) {
-      return new Sourced(DimensionSpecLoader.load(file), Optional.empty());
+      return new Sourced(overrides.apply(DimensionSpecLoader.load(file)), Optional.empty());
     }
     PostgresSource source = PostgresSource.parse(root.get("source"), root.get("name").asText(), file);
     boolean derivedColumns = !tree.has("columns") && !tree.has("schema");

@@ -66,7 +66,7 @@ final class HttpSecuritySection {
   }
 
   /** The secret given inline as {@code name} or named by {@code name_env}; null when neither is given. */
-  private static String secret(JsonNode node, String name, String section, Path file, UnaryOperator<String> env) {
+  static String secret(JsonNode node, String name, String section, Path file, UnaryOperator<String> env) {
     if (node.has(name) && node.has(name + "_env")) {
       throw SpecErrors.invalid(file, section + "." + name, "given both inline and as " + name + "_env",
           "keep only " + name + "_env");

@@ -88,11 +88,18 @@ final class ServiceSection {
   }
 
   /**
-   * {@code service.storage}: {@code s3: {region, endpoint, path_style, request_timeout, max_attempts}}. No
-   * credentials: they come from the SDK's default chain (environment, profiles, instance or workload identity).
+   * {@code service.storage}: {@code s3} ({@link #s3Storage}) and {@code azure} ({@link AzureStorageSection}).
    */
   private static StorageSettings storage(JsonNode node, Path file) {
-    checkKnown(node, "service.storage", Set.of("s3"), file);
+    checkKnown(node, "service.storage", Set.of("s3", "azure"), file);
+    return s3Storage(node, file).withAzure(AzureStorageSection.read(node.get("azure"), file));
+  }
+
+  /**
+   * {@code service.storage.s3}: {@code region, endpoint, path_style, request_timeout, max_attempts}. No credentials:
+   * they come from the SDK's default chain (environment, profiles, instance or workload identity).
+   */
+  private static StorageSettings s3Storage(JsonNode node, Path file) {
     StorageSettings s = StorageSettings.defaults();
     JsonNode s3 = node.get("s3");
     if (s3 == null || s3.isNull()) {

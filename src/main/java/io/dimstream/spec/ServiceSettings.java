@@ -69,6 +69,19 @@ public record ServiceSettings(
         DEFAULT_COMPACTION_INTERVAL, DEFAULT_COMPACTION_MAX_RECORDS, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, 1);
   }
 
+  /**
+   * Every setting, with each secret shown as {@link Secrets#REDACTED}: Kafka passwords and JAAS configs, the query
+   * endpoint's token and keystore password, credentials in the store's endpoint URL. Settings end up in logs and
+   * messages, so this is the only way they are printed.
+   */
+  @Override
+  public String toString() {
+    return "ServiceSettings[dataDir=" + dataDir + ", tablePath=" + tablePath + ", kafka=" + Secrets.redacted(kafka)
+        + ", compactionInterval=" + compactionInterval + ", compactionMaxRecords=" + compactionMaxRecords
+        + ", httpHost=" + httpHost + ", httpPort=" + httpPort + ", partitions=" + partitions + ", maxRecordBytes="
+        + maxRecordBytes + ", storage=" + storage + ", httpSecurity=" + httpSecurity + "]";
+  }
+
   /** The store of the table: its directory, or its prefix in an object store reached with {@link #storage()}. */
   public ObjectStore tableStore() {
     return ObjectStores.open(tablePath, storage);

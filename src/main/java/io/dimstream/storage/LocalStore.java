@@ -192,11 +192,23 @@ public final class LocalStore implements ObjectStore {
     } catch (AtomicMoveNotSupportedException e) {
       Files.move(staged, target, StandardCopyOption.REPLACE_EXISTING);
     }
+    Files.deleteIfExists(hadoopChecksum(target));
   }
 
   @Override
   public void delete(String key) throws IOException {
-    Files.deleteIfExists(file(key));
+    Path target = file(key);
+    Files.deleteIfExists(target);
+    Files.deleteIfExists(hadoopChecksum(target));
+  }
+
+  /**
+   * The checksum file Hadoop's local file system (Spark's, Delta Kernel's default engine's) keeps beside a file it
+   * wrote, {@code .<name>.crc}. It checks every read of the file against it, so once the file is replaced (Spark's
+   * {@code _last_checkpoint} overwritten by a dimstream checkpoint) or deleted (vacuum) it must go too.
+   */
+  private static Path hadoopChecksum(Path file) {
+    return file.resolveSibling("." + file.getFileName() + ".crc");
   }
 
   @Override

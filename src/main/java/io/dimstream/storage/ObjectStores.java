@@ -1,5 +1,6 @@
 package io.dimstream.storage;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -9,15 +10,25 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ObjectStores {
   private static final Map<StorageSettings, S3Clients> S3 = new ConcurrentHashMap<>();
+  /** Azure clients by settings and account host ({@code abfss}; null for {@code az}, whose account is configured). */
+  private static final Map<AzureKey, AzureClients> AZURE = new ConcurrentHashMap<>();
+
+  private record AzureKey(AzureSettings settings, String accountHost, Map<String, String> env) {}
 
   private ObjectStores() {}
 
-  /** The store of {@code location}: a {@link LocalStore} for a local path, an {@link S3Store} for s3://. */
+  /**
+   * The store of {@code location}: a {@link LocalStore} for a local path, an {@link S3Store} for s3://, an
+   * {@link AzureStore} for az:// and abfss://.
+   */
   public static ObjectStore open(TableLocation location, StorageSettings settings) {
     return switch (location.scheme()) {
       case TableLocation.LOCAL -> new LocalStore(location.localPath());
       case TableLocation.S3 -> new S3Store(S3.computeIfAbsent(settings, s -> new S3Clients(s, environment())),
           location, settings.maxAttempts());
+      case TableLocation.AZ, TableLocation.ABFSS -> new AzureStore(AZURE.computeIfAbsent(
+          new AzureKey(settings.azure(), location.accountHost(), azureEnvironment()),
+          k -> new AzureClients(k.settings(), location, k.env())), location, settings.azure());
       default -> throw new StorageException("'" + location + "': no store for scheme '" + location.scheme()
           + "'. Fix: give " + TableLocation.SUPPORTED + ".");
     };
@@ -38,6 +49,23 @@ public final class ObjectStores {
       env.put("AWS_ENDPOINT_URL", any);
     }
     return env;
+  }
+
+  /**
+   * The Azure storage variables ({@code AZURE_STORAGE_CONNECTION_STRING}, {@code AZURE_STORAGE_ACCOUNT},
+   * {@code AZURE_STORAGE_KEY}, {@code AZURE_STORAGE_SAS_TOKEN}): a JVM system property of the same name first, as the
+   * Azure SDK's configuration reads them, then the environment variable.
+   */
+  private static Map<String, String> azureEnvironment() {
+    Map<String, String> env = new java.util.HashMap<>();
+    for (String name : List.of(AzureClients.CONNECTION_STRING, AzureClients.ACCOUNT, AzureClients.KEY,
+        AzureClients.SAS_TOKEN)) {
+      String value = System.getProperty(name, System.getenv(name));
+      if (value != null) {
+        env.put(name, value);
+      }
+    }
+    return Map.copyOf(env);
   }
 
   /** The store of {@code location} with the settings of the environment alone. */

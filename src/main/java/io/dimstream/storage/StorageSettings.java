@@ -16,9 +16,10 @@ import java.util.Map;
  * @param requestTimeout the longest one attempt of a request may take before it is retried
  * @param maxAttempts    attempts of a request on throttling (503 SlowDown, 429) and transient errors, with
  *                       exponential backoff and jitter
+ * @param azure          how to reach Azure Blob Storage ({@code az://}, {@code abfss://} tables)
  */
 public record StorageSettings(String region, String endpoint, Boolean pathStyle, Duration requestTimeout,
-    int maxAttempts) {
+    int maxAttempts, AzureSettings azure) {
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
   public static final int DEFAULT_MAX_ATTEMPTS = 8;
 
@@ -29,6 +30,34 @@ public record StorageSettings(String region, String endpoint, Boolean pathStyle,
     if (maxAttempts < 1) {
       maxAttempts = DEFAULT_MAX_ATTEMPTS;
     }
+    if (azure == null) {
+      azure = AzureSettings.defaults();
+    }
+  }
+
+  /** S3 settings, Azure's from the environment. */
+  public StorageSettings(String region, String endpoint, Boolean pathStyle, Duration requestTimeout, int maxAttempts) {
+    this(region, endpoint, pathStyle, requestTimeout, maxAttempts, AzureSettings.defaults());
+  }
+
+  /** The settings, credentials in the endpoint URL (user info) hidden: settings end up in logs. */
+  @Override
+  public String toString() {
+    return "StorageSettings[region=" + region + ", endpoint=" + shown(endpoint) + ", pathStyle=" + pathStyle + ", requestTimeout=" + requestTimeout + ", maxAttempts=" + maxAttempts + "]";
+  }
+
+  /** {@code url} with the user info of an endpoint like {@code https://user:secret@host} replaced by {@code ***}. */
+  private static String shown(String url) {
+    if (url == null) {
+      return null;
+    }
+    int scheme = url.indexOf("://");
+    int at = url.indexOf('@', scheme < 0 ? 0 : scheme + 3);
+    int slash = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
+    if (at < 0 || (slash >= 0 && at > slash)) {
+      return url;
+    }
+    return (scheme < 0 ? "" : url.substring(0, scheme + 3)) + "***" + url.substring(at);
   }
 
   /** Nothing set: the environment and the SDK's defaults decide. */
@@ -36,20 +65,24 @@ public record StorageSettings(String region, String endpoint, Boolean pathStyle,
     return new StorageSettings(null, null, null, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS);
   }
 
+  public StorageSettings withAzure(AzureSettings a) {
+    return new StorageSettings(region, endpoint, pathStyle, requestTimeout, maxAttempts, a);
+  }
+
   public StorageSettings withEndpoint(String url) {
-    return new StorageSettings(region, url, pathStyle, requestTimeout, maxAttempts);
+    return new StorageSettings(region, url, pathStyle, requestTimeout, maxAttempts, azure);
   }
 
   public StorageSettings withRegion(String r) {
-    return new StorageSettings(r, endpoint, pathStyle, requestTimeout, maxAttempts);
+    return new StorageSettings(r, endpoint, pathStyle, requestTimeout, maxAttempts, azure);
   }
 
   public StorageSettings withRequestTimeout(Duration timeout) {
-    return new StorageSettings(region, endpoint, pathStyle, timeout, maxAttempts);
+    return new StorageSettings(region, endpoint, pathStyle, timeout, maxAttempts, azure);
   }
 
   public StorageSettings withMaxAttempts(int attempts) {
-    return new StorageSettings(region, endpoint, pathStyle, requestTimeout, attempts);
+    return new StorageSettings(region, endpoint, pathStyle, requestTimeout, attempts, azure);
   }
 
   /** The endpoint in force: the setting, else {@code AWS_ENDPOINT_URL_S3}, else {@code AWS_ENDPOINT_URL}; or null. */

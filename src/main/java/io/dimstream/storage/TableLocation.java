@@ -8,28 +8,39 @@ import java.util.regex.Pattern;
 
 /**
  * Where a table lives: a directory on the local file system, or a prefix in an object store bucket
- * ({@code s3://bucket/prefix}). Parsed from what a user types ({@code --table}, {@code service.table_path}): a text
+ * ({@code s3://bucket/prefix}) or Azure container ({@code az://container/prefix},
+ * {@code abfss://container@account.dfs.core.windows.net/prefix}). Parsed from what a user types ({@code --table}, {@code service.table_path}): a text
  * that starts with a URI scheme ({@code name:}) is a URI and must name a supported store; anything else is a local
  * path. So {@code s3:/x}, {@code hdfs://x} or {@code gs://x} are refused with the supported forms, never taken as a
  * directory named {@code s3:}.
  *
  * @param scheme {@link #LOCAL} for a local directory, else the store's URI scheme ({@code s3})
- * @param bucket the bucket of an object store location; empty for a local one
+ * @param bucket the bucket of an object store location; for {@code az} the container, for {@code abfss} the whole
+ *               authority {@code container@account.dfs.<suffix>}; empty for a local one
  * @param prefix the key prefix of the table in the bucket, without leading or trailing slash (may be empty); for a
  *               local location the absolute, normalized directory
  */
 public record TableLocation(String scheme, String bucket, String prefix) {
   public static final String LOCAL = "file";
   public static final String S3 = "s3";
+  /** Azure Blob Storage, the account from the settings or the environment. */
+  public static final String AZ = "az";
+  /** Azure Data Lake Storage Gen2 (and Blob Storage), the account in the URI's host. */
+  public static final String ABFSS = "abfss";
   /** The forms a table location may take, for error messages. */
   public static final String SUPPORTED = "a local path (data/tables/customers, /var/dims/customers or "
-      + "file:///var/dims/customers) or s3://bucket/prefix (AWS S3 and S3-compatible stores)";
+      + "file:///var/dims/customers), s3://bucket/prefix (AWS S3 and S3-compatible stores), az://container/prefix or "
+      + "abfss://container@account.dfs.core.windows.net/prefix (Azure Blob Storage, ADLS Gen2)";
 
   /** A URI scheme at the start: letter, then letters, digits, '+', '-', '.', then ':'; two letters or more, so
    * that a Windows drive ({@code C:\dims}) is still a path. */
   private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]+):.*", Pattern.DOTALL);
   /** S3 bucket names: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit. */
   private static final Pattern S3_BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+  /** Azure container names: 3 to 63 lower-case letters, digits and single hyphens, starting with a letter or digit. */
+  private static final Pattern AZURE_CONTAINER = Pattern.compile("[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]");
+  /** An ADLS Gen2 host: the account (3 to 24 lower-case letters and digits), then {@code .dfs.} and the cloud's suffix. */
+  private static final Pattern ABFSS_HOST = Pattern.compile("[a-z0-9]{3,24}\\.dfs\\.[a-z0-9-]+(\\.[a-z0-9-]+)+");
 
   public TableLocation {
     Objects.requireNonNull(scheme, "scheme");
@@ -45,6 +56,11 @@ public record TableLocation(String scheme, String bucket, String prefix) {
   /** An S3 (or S3-compatible) location. */
   public static TableLocation s3(String bucket, String prefix) {
     return parse("s3://" + bucket + "/" + prefix);
+  }
+
+  /** An Azure Blob Storage location ({@code az://container/prefix}). */
+  public static TableLocation azure(String container, String prefix) {
+    return parse("az://" + container + "/" + prefix);
   }
 
   /**
@@ -92,19 +108,66 @@ public record TableLocation(String scheme, String bucket, String prefix) {
           throw malformed(text, "'" + bucket + "' is not a valid bucket name (3 to 63 lower-case letters, digits, "
               + "dots and hyphens)");
         }
-        if (uri.getQuery() != null || uri.getFragment() != null) {
-          throw malformed(text, "a table location has no query (?) or fragment (#)");
+        return new TableLocation(S3, bucket, prefix(text, uri));
+      }
+      case AZ -> {
+        if (!t.substring(scheme.length() + 1).startsWith("//")) {
+          throw malformed(text, "an Azure location starts with az:// and the container");
         }
-        String path = uri.getPath() == null ? "" : uri.getPath();
-        String prefix = trimSlashes(path);
-        if (path.contains("//")) {
-          throw malformed(text, "the prefix holds an empty path segment (//)");
+        String container = uri.getAuthority();
+        if (container == null || container.isEmpty()) {
+          throw malformed(text, "it names no container");
         }
-        return new TableLocation(S3, bucket, prefix);
+        checkContainer(text, container);
+        return new TableLocation(AZ, container, prefix(text, uri));
+      }
+      case ABFSS -> {
+        String authority = uri.getRawAuthority();
+        if (!t.substring(scheme.length() + 1).startsWith("//") || authority == null || uri.getUserInfo() == null
+            || uri.getHost() == null) {
+          throw malformed(text, "an ADLS Gen2 location is abfss://container@account.dfs.core.windows.net/prefix");
+        }
+        checkContainer(text, uri.getUserInfo());
+        String host = uri.getHost().toLowerCase(java.util.Locale.ROOT);
+        if (!ABFSS_HOST.matcher(host).matches() || uri.getPort() != -1) {
+          throw malformed(text, "'" + uri.getHost() + "' is not an ADLS Gen2 host (account.dfs.core.windows.net)");
+        }
+        return new TableLocation(ABFSS, uri.getUserInfo() + "@" + host, prefix(text, uri));
       }
       default -> throw new StorageException("'" + text + "': the table location scheme '" + scheme
           + "' is not supported. Fix: give " + SUPPORTED + ".");
     }
+  }
+
+  /** The key prefix of an object store URI: its path without leading or trailing slashes. */
+  private static String prefix(String text, URI uri) {
+    if (uri.getQuery() != null || uri.getFragment() != null) {
+      throw malformed(text, "a table location has no query (?) or fragment (#)");
+    }
+    String path = uri.getPath() == null ? "" : uri.getPath();
+    if (path.contains("//")) {
+      throw malformed(text, "the prefix holds an empty path segment (//)");
+    }
+    return trimSlashes(path);
+  }
+
+  private static void checkContainer(String text, String container) {
+    if (!AZURE_CONTAINER.matcher(container).matches()) {
+      throw malformed(text, "'" + container + "' is not a valid container name (3 to 63 lower-case letters, digits "
+          + "and single hyphens, starting and ending with a letter or digit)");
+    }
+  }
+
+  /** The Azure container of an {@code az} or {@code abfss} location. */
+  public String container() {
+    int at = bucket.indexOf('@');
+    return at < 0 ? bucket : bucket.substring(0, at);
+  }
+
+  /** The host of an {@code abfss} location ({@code account.dfs.core.windows.net}), or null. */
+  public String accountHost() {
+    int at = bucket.indexOf('@');
+    return scheme.equals(ABFSS) && at >= 0 ? bucket.substring(at + 1) : null;
   }
 
   private static String trimSlashes(String p) {

@@ -305,12 +305,23 @@ public final class DeltaTable {
    */
   public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
       FileOwners owners) {
+    return commit(changes, txns, operation, owners, TxnFence.none());
+  }
+
+  /**
+   * As {@link #commit(List, Map, String, FileOwners)}, for a writer that read its changes from a source position
+   * ({@link TxnFence}): refused with {@link TxnOverlapException}, nothing written, when the table records (at the
+   * version the commit would be written on, after any re-plan) a txn version at or past that position.
+   */
+  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
+      FileOwners owners, TxnFence fence) {
     Objects.requireNonNull(owners, "owners");
+    Objects.requireNonNull(fence, "fence");
     completeProtocolOnce();
     // The first attempt plans on the state this process knows, without a request to the store: the commit file's
     // put-if-absent fails when another writer committed since, and the retry then reads the log and plans again.
     return retry.run(attempt -> new Transaction(new ChangeCommit(writer, stats, positions),
-        attempt == 1 ? snapshot(snapshots.known()) : latest()).commit(changes, txns, operation, attempt, owners));
+        attempt == 1 ? snapshot(snapshots.known()) : latest()).commit(changes, txns, operation, attempt, owners, fence));
   }
 
   /**

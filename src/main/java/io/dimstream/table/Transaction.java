@@ -64,13 +64,28 @@ public final class Transaction {
     return commit(changes, txns, operation, attempt, FileOwners.none());
   }
 
+  /**
+   * As {@link #commit(List, Map, String, FileOwners)}, refused with {@link TxnOverlapException} (nothing written)
+   * when the snapshot records, for an appId of {@code fence}, a version at or past where the changes were read from.
+   */
+  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
+      FileOwners owners, TxnFence fence) {
+    return commit(changes, txns, operation, 1, owners, fence);
+  }
+
   /** As {@link #commit(List, Map, String)} with the new rows' {@code owners}, as attempt {@code attempt}. */
   CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt,
       FileOwners owners) {
+    return commit(changes, txns, operation, attempt, owners, TxnFence.none());
+  }
+
+  /** As {@link #commit(List, Map, String, FileOwners, TxnFence)}, as attempt {@code attempt}. */
+  CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation, int attempt,
+      FileOwners owners, TxnFence fence) {
     if (used) {
       throw new IllegalStateException("a transaction commits at most once; start a new one");
     }
     used = true;
-    return committer.commit(base.state, base.layout, changes, txns, operation, attempt, owners);
+    return committer.commit(base.state, base.layout, changes, txns, operation, attempt, owners, fence);
   }
 }

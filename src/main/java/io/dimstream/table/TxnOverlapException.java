@@ -3,9 +3,10 @@ package io.dimstream.table;
 import java.util.Map;
 
 /**
- * A commit's {@code txn} markers are partly recorded already: another writer has applied some of the same source
- * offsets. Committing would re-apply stale changes over newer ones, so nothing was written. Not retried: the
- * writer must re-read its source from the offsets the table records.
+ * A commit's {@code txn} markers are partly recorded already, or the table records a version at or past where the
+ * commit's changes were read from ({@link TxnFence}): another writer has applied some of the same source offsets.
+ * Committing would re-apply stale changes, so nothing was written. Not retried: the writer must re-read its source
+ * from the offsets the table records.
  */
 public final class TxnOverlapException extends TableException {
   private final Map<String, Long> recorded;

@@ -4,10 +4,12 @@ import io.dimstream.change.ChangeDecoder;
 import io.dimstream.change.DeadLetters;
 import io.dimstream.change.RejectReason;
 import io.dimstream.codec.EventJson;
+import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.expr.SpecExpressions;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
+import io.dimstream.spec.StateLayouts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -93,6 +95,12 @@ public final class DimensionTopology {
    * {@code topics.changes_keyed_by_business_key: true}, ignored otherwise.
    */
   public static final String CHANGES_PARTITIONS_CONFIG = "dimstream.changes.partitions";
+  /**
+   * Streams property: the attribute layouts the state stores and the repartition topic may hold records of besides
+   * the spec's own, as the table property {@link StateLayouts#PROPERTY} gives them (the layouts of the specs the
+   * table was evolved from); absent or empty: none. The service sets it from the table it opens before it starts.
+   */
+  public static final String STATE_LAYOUTS_CONFIG = "dimstream.state.layouts";
 
   private DimensionTopology() {}
 
@@ -225,6 +233,21 @@ public final class DimensionTopology {
     p.put(DeadLetterHandlers.OUTPUT_LIMIT_CONFIG, limit);
     p.putAll(kafka);
     return p;
+  }
+
+  /**
+   * The state codec of {@code spec} for a task whose Streams properties are {@code appConfigs}: it reads records of
+   * the layouts {@link #STATE_LAYOUTS_CONFIG} lists too.
+   *
+   * @throws TopologyException when the property does not describe layouts of this spec's attributes
+   */
+  static StateBinary stateCodec(DimensionSpec spec, Map<String, Object> appConfigs) {
+    Object value = appConfigs.get(STATE_LAYOUTS_CONFIG);
+    try {
+      return new StateBinary(spec, StateLayouts.parse(value == null ? null : value.toString()));
+    } catch (IllegalArgumentException e) {
+      throw TopologyErrors.unreadableStateLayouts(spec, value, e.getMessage());
+    }
   }
 
   private static StoreBuilder<KeyValueStore<Bytes, byte[]>> store(String name) {

@@ -63,7 +63,7 @@ record Envelope(byte[] sourceKey, byte[] sourceValue, byte[] event, boolean reje
     byte[] key = get(b);
     byte[] value = get(b);
     byte[] event = null;
-    if (b.hasRemaining() && bytes[b.position()] == StateBinary.FORMAT) {
+    if (b.hasRemaining() && StateBinary.isFormatByte(bytes[b.position()])) {
       event = Arrays.copyOfRange(bytes, b.position(), bytes.length);
     }
     return new Envelope(key, value, event, false, null);

@@ -7,6 +7,7 @@ import io.dimstream.history.StoredEvent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,10 +33,21 @@ public final class LiveStores {
   private final StateBinary state;
   private final int sequenceParts;
 
+  /** Over stores that hold only {@code spec}'s own attribute layout. */
   public LiveStores(KafkaStreams streams, DimensionSpec spec) {
+    this(streams, spec, StateLayouts.NONE);
+  }
+
+  /**
+   * Over stores that may also hold records of the {@code earlier} layouts (the topology's
+   * {@link DimensionTopology#STATE_LAYOUTS_CONFIG}).
+   *
+   * @throws IllegalArgumentException when {@code earlier} does not describe layouts of {@code spec}'s attributes
+   */
+  public LiveStores(KafkaStreams streams, DimensionSpec spec, StateLayouts earlier) {
     this.streams = streams;
     this.json = new EventJson(spec);
-    this.state = new StateBinary(spec);
+    this.state = new StateBinary(spec, earlier);
     this.sequenceParts = spec.sequence().size();
   }
 

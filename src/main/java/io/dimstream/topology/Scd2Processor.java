@@ -40,7 +40,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final Scd2Step step;
   private final IncrementalHistory history;
   private final EventJson eventJson;
-  private final StateBinary state;
+  /** Set in {@link #init}: it reads the earlier attribute layouts from the Streams properties. */
+  private StateBinary state;
   /** This task's encoder of version records (reuses its buffers; a task runs on one thread at a time). */
   private final VersionRecordCodec.RecordEncoder encoder;
   /**
@@ -83,7 +84,6 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     this.sizes = sizes;
     this.history = step.history();
     this.eventJson = new EventJson(spec);
-    this.state = new StateBinary(spec);
     this.encoder = versions.encoder();
     this.keyRoundTripExact = spec.keyColumns().stream().allMatch(c -> EXACT_KEY_KINDS.contains(c.type().kind()));
     this.pruneInterval = pruneInterval;
@@ -92,6 +92,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   @Override
   public void init(ProcessorContext<OutKey, byte[]> context) {
     this.context = context;
+    this.state = DimensionTopology.stateCodec(spec, context.appConfigs());
     this.metrics = new TopologyMetrics(context);
     eventsIn = metrics.counter("scd2", TopologyMetrics.Counter.EVENTS_IN, "change events applied to history");
     versionsOut = metrics.counter("scd2", TopologyMetrics.Counter.VERSIONS_OUT, "version records emitted");
@@ -284,6 +285,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     if (store != null) {
       store.close();
     }
-    metrics.close();
+    if (metrics != null) {
+      metrics.close();
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.dimstream.topology;
 
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 
 /** Builds every {@link TopologyException}. */
 final class TopologyErrors {
@@ -32,5 +33,13 @@ final class TopologyErrors {
         + " in the Streams property " + DimensionTopology.CHANGES_PARTITIONS_CONFIG + ", so no record can be checked "
         + "against its key's partition. Fix: run the topology through `dimstream run` (which reads the count from "
         + "the broker), or set " + DimensionTopology.CHANGES_PARTITIONS_CONFIG + " to the topic's partition count");
+  }
+
+  static TopologyException unreadableStateLayouts(DimensionSpec spec, Object value, String why) {
+    String where = spec.source() == null ? "dimension '" + spec.name() + "'" : spec.source().toString();
+    return new TopologyException(where + ": the Streams property " + DimensionTopology.STATE_LAYOUTS_CONFIG + " is '"
+        + value + "', which cannot describe this dimension's stored state: " + why + ". Fix: run the topology"
+        + " through `dimstream run` (which takes it from the table property " + StateLayouts.PROPERTY + "), or set it"
+        + " to that property's value");
   }
 }

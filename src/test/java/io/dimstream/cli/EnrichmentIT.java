@@ -162,7 +162,7 @@ class EnrichmentIT {
     return out;
   }
 
-  private static JsonNode read(byte[] value) {
+  static JsonNode read(byte[] value) {
     try {
       return JSON.readTree(value);
     } catch (java.io.IOException e) {
@@ -170,7 +170,7 @@ class EnrichmentIT {
     }
   }
 
-  private static ObjectNode withoutRevision(ObjectNode row) {
+  static ObjectNode withoutRevision(ObjectNode row) {
     ObjectNode copy = row.deepCopy();
     copy.remove("revision");
     return copy;

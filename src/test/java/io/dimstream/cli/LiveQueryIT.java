@@ -1,6 +1,7 @@
 package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -120,6 +121,14 @@ class LiveQueryIT {
       HttpResponse<String> noToken = http.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:"
           + one.httpPort() + "/dimensions/customers_live/keys/1")).GET().build(), HttpResponse.BodyHandlers.ofString());
       assertThat(noToken.statusCode()).isEqualTo(401);
+      TestCertificates.Identity stranger = TestCertificates.create(dir, "stranger");
+      HttpClient wrongCertificate = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+          .sslContext(TestCertificates.client(identity, stranger)).build();
+      HttpRequest asked = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + one.httpPort()
+          + "/dimensions/customers_live/keys/1")).header("Authorization", "Bearer " + TOKEN).GET().build();
+      assertThatThrownBy(() -> wrongCertificate.send(asked, HttpResponse.BodyHandlers.ofString()))
+          .as("a certificate the instances' client CA did not sign fails the handshake")
+          .isInstanceOf(java.io.IOException.class);
       String metrics = get(one.httpPort(), "/metrics").body();
       assertThat(metrics).contains("dimstream_events_in_total{dimension=\"customers_live\"}");
     }

@@ -51,6 +51,23 @@ final class ServiceProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** SIGSTOP: every thread of the JVM freezes (heartbeats too), as in a long GC pause or a frozen host. */
+  void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT: the paused JVM carries on where it stopped, unaware of the time that passed. */
+  void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed with exit code " + kill.exitValue());
+    }
+  }
+
   /** SIGKILL, then wait for the process to be gone. */
   void kill() throws InterruptedException {
     process.destroyForcibly();

@@ -8,10 +8,12 @@ import io.dimstream.broker.BrokerExtension;
 import io.dimstream.codec.VersionJson;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.history.Scd2Fold;
+import io.dimstream.interop.SparkChecks;
 import io.dimstream.interop.SparkProcess;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
+import io.dimstream.model.VersionId;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
@@ -26,7 +28,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -36,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The table {@code run} writes, read by Spark 4.0 + Delta 4.0: two compactors committing many times with deletion
  * vectors, background compaction and checkpoints, equal to the reference fold; then Spark writes the table (OPTIMIZE,
- * UPDATE and DELETE of current rows, VACUUM, its own checkpoint) and dimstream opens it from Spark's checkpoint.
+ * UPDATE and DELETE of current rows, VACUUM, its own checkpoint) and dimstream goes on committing the second half of
+ * the events on Spark's files: Spark reads the reference fold for every key it did not write, and for the two it did,
+ * its writes overwritten exactly where dimstream's later commits wrote those versions.
  */
 class SparkStreamIT {
   @RegisterExtension
@@ -63,6 +71,8 @@ class SparkStreamIT {
     List<CommitSummary> history = ours.history();
     assertThat(history.stream().filter(c -> c.operation().equals("MERGE")).count()).as("many commits")
         .isGreaterThanOrEqualTo(6);
+    assertThat(history).as("background compaction of files with deletion vectors")
+        .anyMatch(c -> c.operation().equals("OPTIMIZE"));
     try (Stream<Path> log = Files.list(table.resolve("_delta_log"))) {
       assertThat(log.map(p -> p.getFileName().toString())).as("a checkpoint")
           .anyMatch(n -> n.endsWith(".checkpoint.parquet"));
@@ -75,8 +85,12 @@ class SparkStreamIT {
     assertReads(table, spec, firstHalf, beforeSpark / 2);
 
     // Spark writes: a current row updated, a key deleted, files compacted and vacuumed, a checkpoint of its own.
-    Version updated = firstHalf.stream().filter(Version::isCurrent).findFirst().orElseThrow();
-    BusinessKey deleted = firstHalf.stream().filter(Version::isCurrent).map(Version::key)
+    // the updated key has later events (dimstream closes the version Spark updated), the deleted one closed versions
+    Set<BusinessKey> later = new HashSet<>();
+    events.subList(half, events.size()).forEach(e -> later.add(e.key()));
+    Version updated = firstHalf.stream().filter(v -> v.isCurrent() && later.contains(v.key())).findFirst()
+        .orElseThrow();
+    BusinessKey deleted = firstHalf.stream().filter(v -> !v.isCurrent()).map(Version::key)
         .filter(k -> !k.equals(updated.key())).findFirst().orElseThrow();
     SparkProcess spark = SparkProcess.shared();
     String name = delta(table);
@@ -91,8 +105,61 @@ class SparkStreamIT {
               && Long.parseLong(n.substring(0, 20)) > beforeSpark);
     }
 
-    // dimstream opens the table Spark wrote, from Spark's checkpoint
-    assertThat(DeltaTable.open(table).latest().version()).isGreaterThan(beforeSpark);
+    // dimstream opens the table Spark wrote, from Spark's checkpoint, and goes on committing the second half
+    long afterSpark = DeltaTable.open(table).latest().version();
+    assertThat(afterSpark).isGreaterThan(beforeSpark);
+    runService(spec, lines.subList(half, lines.size()), false);
+    assertThat(DeltaTable.open(table).latest().version()).as("dimstream committed after Spark")
+        .isGreaterThan(afterSpark);
+
+    int email = spec.attributeColumns().stream().map(c -> c.name()).toList().indexOf("email");
+    List<Version> sparkLeft = new ArrayList<>();
+    for (Version v : firstHalf) {
+      if (v.equals(updated)) {
+        List<Object> attributes = new ArrayList<>(v.attributes());
+        attributes.set(email, "spark@example.com");
+        sparkLeft.add(v.withAttributes(attributes));
+      } else if (!v.key().equals(deleted)) {
+        sparkLeft.add(v);
+      }
+    }
+    List<Version> all = Scd2Fold.fold(spec, events);
+    List<Version> expected = afterLaterCommits(sparkLeft, firstHalf, all);
+    // the keys Spark did not touch are exactly the reference; the two it touched are checked as such too
+    assertThat(expected.stream().filter(v -> !v.key().equals(updated.key()) && !v.key().equals(deleted)).toList())
+        .isEqualTo(all.stream().filter(v -> !v.key().equals(updated.key()) && !v.key().equals(deleted)).toList());
+    assertThat(expected).as("the later events changed both keys Spark wrote").isNotEqualTo(all);
+    assertReads(table, spec, expected, afterSpark);
+  }
+
+  /**
+   * The table after other writers left {@code written} and dimstream committed the versions its later events
+   * changed: each version whose content differs between the reference fold {@code before} and {@code after} those
+   * events (new, changed, or gone) is written by its identity (key and valid_from), over whatever the other writer
+   * left there; the versions the later events did not change stay as the other writer left them (or missing).
+   */
+  static List<Version> afterLaterCommits(List<Version> written, List<Version> before, List<Version> after) {
+    Map<VersionId, Version> table = byId(written);
+    Map<VersionId, Version> was = byId(before);
+    Map<VersionId, Version> now = byId(after);
+    Set<VersionId> ids = new HashSet<>(was.keySet());
+    ids.addAll(now.keySet());
+    for (VersionId id : ids) {
+      if (!Objects.equals(was.get(id), now.get(id))) {
+        if (now.get(id) == null) {
+          table.remove(id);
+        } else {
+          table.put(id, now.get(id));
+        }
+      }
+    }
+    return SparkChecks.sorted(new ArrayList<>(table.values()));
+  }
+
+  private static Map<VersionId, Version> byId(List<Version> versions) {
+    Map<VersionId, Version> out = new HashMap<>();
+    versions.forEach(v -> out.put(v.id(), v));
+    return out;
   }
 
   /** Runs the service (and, with {@code extraCompactor}, a second compactor) until {@code lines} reach the table. */

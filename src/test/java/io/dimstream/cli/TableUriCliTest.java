@@ -47,8 +47,9 @@ class TableUriCliTest {
   void shouldRefuseAnUnsupportedSchemeOnQueryAndTableCommands() {
     String[][] commands = {
         {"query", "history", "--table", "gs://dims/customers", "--key", "1"},
-        {"query", "as-of", "--table", "az://dims/customers", "--at", "2026-01-01T00:00:00Z"},
-        {"table", "verify", "--table", "abfss://dims@acct.dfs.core.windows.net/customers"},
+        {"query", "as-of", "--table", "wasbs://dims@acct.blob.core.windows.net/customers", "--at",
+            "2026-01-01T00:00:00Z"},
+        {"table", "verify", "--table", "abfss://dims@acct.blob.core.windows.net/customers"},
         {"table", "history", "--table", "s3:dims"},
     };
     for (String[] args : commands) {

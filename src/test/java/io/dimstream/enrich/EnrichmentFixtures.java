@@ -14,13 +14,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /** A customers dimension and an orders enrichment over it, built in code for the enrichment tests. */
-final class EnrichmentFixtures {
+public final class EnrichmentFixtures {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   private EnrichmentFixtures() {}
 
   /** customers: key customer_id, sequence updated_at (timestamp), attributes name (type 1), city and tier (tracked). */
-  static DimensionSpec customers(long horizonMicros) {
+  public static DimensionSpec customers(long horizonMicros) {
     return DimensionSpec.builder("customers")
         .column("customer_id", "long").column("name", "string").column("city", "string").column("tier", "string")
         .column("updated_at", "timestamp").column("op", "string")
@@ -31,12 +31,18 @@ final class EnrichmentFixtures {
   }
 
   /** orders joined with customers on customer_id, adding city and tier, and the version id and valid_from if asked. */
-  static EnrichmentSpec orders(DimensionSpec customers, boolean showVersion, String grace) {
+  public static EnrichmentSpec orders(DimensionSpec customers, boolean showVersion, String grace) {
+    return orders(customers, showVersion, grace, "json");
+  }
+
+  /** As above, the orders sent in {@code format} (json, avro, debezium-json). */
+  public static EnrichmentSpec orders(DimensionSpec customers, boolean showVersion, String grace, String format) {
     String yaml = """
         name: orders_enriched
         dimension: customers.yaml
         facts:
           topic: orders
+          format: %s
           columns: {order_id: long, customer_id: long, ordered_at: timestamp, amount: double}
           key: [order_id]
           time: ordered_at
@@ -44,7 +50,7 @@ final class EnrichmentFixtures {
         attributes: [city, {tier: customer_tier}]
         found_column: customer_found
         grace: %s
-        """.formatted(grace) + (showVersion ? "version_id: customer_sk\nvalid_from: customer_valid_from\n" : "");
+        """.formatted(format, grace) + (showVersion ? "version_id: customer_sk\nvalid_from: customer_valid_from\n" : "");
     try {
       return EnrichmentSpecLoader.parse(YAML.readTree(yaml), null, customers);
     } catch (IOException e) {
@@ -52,7 +58,7 @@ final class EnrichmentFixtures {
     }
   }
 
-  static long micros(int seconds) {
+  public static long micros(int seconds) {
     return seconds * 1_000_000L;
   }
 

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,6 +89,35 @@ class EnrichmentSpecLoaderTest {
     assertThat(spec.revisionColumn()).isEqualTo("rev");
   }
 
+  @Test
+  void shouldReadAvroFactsWithASchemaOfTheFactColumns() throws IOException {
+    EnrichmentSpec spec = load(ORDERS.replace("topic: orders", "topic: orders\n  format: avro") + "attributes: [tier]\n");
+
+    assertThat(spec.facts().format()).isEqualTo(InputFormat.AVRO);
+    Schema schema = spec.factsAvroSchema();
+    assertThat(schema.getName()).isEqualTo("orders_enriched_fact");
+    assertThat(schema.getFields()).extracting(Schema.Field::name)
+        .containsExactly("order_id", "customer_id", "ordered_at", "amount");
+    // key, join and time columns are never null; the others may be
+    assertThat(schema.getField("order_id").schema().getType()).isEqualTo(Schema.Type.LONG);
+    assertThat(schema.getField("ordered_at").schema().getLogicalType().getName()).isEqualTo("timestamp-micros");
+    assertThat(schema.getField("amount").schema().getTypes()).extracting(Schema::getType)
+        .containsExactly(Schema.Type.NULL, Schema.Type.DOUBLE);
+  }
+
+  @Test
+  void shouldDeriveTheAvroSchemaTheDocsShowForTheExample() throws IOException {
+    Files.copy(Path.of("examples/customers.yaml"), dir.resolve("customers.yaml"));
+    Path file = dir.resolve("orders-enrich.yaml");
+    Files.writeString(file, Files.readString(Path.of("examples/orders-enrich.yaml")).replace("format: json",
+        "format: avro"));
+
+    String docs = Files.readString(Path.of("docs/enrichment.md"));
+    String shown = docs.substring(docs.indexOf("{\"type\": \"record\", \"name\": \"orders_enriched_fact\""));
+    shown = shown.substring(0, shown.indexOf("```"));
+    assertThat(EnrichmentSpecLoader.load(file).factsAvroSchema()).isEqualTo(new Schema.Parser().parse(shown));
+  }
+
   static Stream<Arguments> badSpecs() {
     return Stream.of(
         bad("attribute clashing with a fact column", ORDERS.replace("amount: double", "amount: double, city: string")
@@ -111,8 +141,8 @@ class EnrichmentSpecLoaderTest {
         bad("unknown top-level field", ORDERS + "attributes: [tier]\ngrase: 5s\n", "grase", "unknown field", "grace"),
         bad("attributes missing", ORDERS, "attributes", "missing", "[name, city, tier]"),
         bad("bad grace", ORDERS + "attributes: [tier]\ngrace: soon\n", "grace", "cannot read 'soon'", "5s"),
-        bad("avro facts", ORDERS.replace("topic: orders", "topic: orders\n  format: avro") + "attributes: [tier]\n",
-            "facts.format", "not supported yet", "format: json"),
+        bad("unknown facts format", ORDERS.replace("topic: orders", "topic: orders\n  format: protobuf")
+            + "attributes: [tier]\n", "facts.format", "unknown format 'protobuf'", "use json, avro or debezium-json"),
         bad("output topic read as input", ORDERS + "attributes: [tier]\noutput: {topic: orders}\n", "output.topic",
             "also read as input", "a topic of their own"),
         bad("missing dimension file", ORDERS.replace("customers.yaml", "clients.yaml") + "attributes: [tier]\n",

@@ -14,6 +14,7 @@ import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.Expressions;
+import io.dimstream.spec.HistoryMode;
 import io.dimstream.types.ColumnType;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -69,6 +70,50 @@ class DerivedAttributeProperties {
     qt().withExamples(400).forAll(arrivals()).checkAssert(DerivedAttributeProperties::holdsTheRunningSum);
   }
 
+  @Test
+  void shouldDeriveTheRunningSumIntoEveryType1RowWhateverTheArrivalOrder() {
+    qt().withExamples(400).forAll(arrivals()).checkAssert(arrival -> {
+      for (HistoryMode mode : List.of(SCD1, SCD1_SOFT)) {
+        List<Version> rows = applyIncrementally(mode, arrival);
+        assertThat(rows).as("%s", mode)
+            .containsExactlyElementsOf(Scd2Fold.fold(new boolean[3], mode, DERIVE, arrival));
+        holdsTheType1RunningSum(arrival, rows);
+      }
+    });
+  }
+
+  @Test
+  void shouldDeriveTheRowAnUpsertBringsBackAfterADelete() {
+    ChangeEvent first = ChangeEvent.upsert(BusinessKey.of(1L), Sequence.of(10), Arrays.asList("gold", 5.0, null));
+    ChangeEvent delete = ChangeEvent.delete(BusinessKey.of(1L), Sequence.of(20));
+    ChangeEvent back = ChangeEvent.upsert(BusinessKey.of(1L), Sequence.of(30), Arrays.asList("silver", 7.0, null));
+    for (HistoryMode mode : List.of(SCD1, SCD1_SOFT)) {
+      // the delete ended the key's row: the sum starts again, as a new key's would
+      assertThat(applyIncrementally(mode, List.of(first, delete, back))).as("%s", mode).containsExactly(
+          new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("silver", 7.0, 7.0)));
+    }
+  }
+
+  static final HistoryMode SCD1 = new HistoryMode(HistoryMode.Kind.SCD1, false);
+  static final HistoryMode SCD1_SOFT = new HistoryMode(HistoryMode.Kind.SCD1, true);
+
+  /** A type-1 row holds the running sum at the key's latest upsert: every upsert since the last delete before it. */
+  private static void holdsTheType1RunningSum(List<ChangeEvent> arrival, List<Version> rows) {
+    Map<BusinessKey, TreeMap<Sequence, ChangeEvent>> byKey = new LinkedHashMap<>();
+    arrival.forEach(e -> byKey.computeIfAbsent(e.key(), k -> new TreeMap<>()).put(e.sequence(), e));
+    for (Version row : rows) {
+      double expected = 0;
+      double atLatestUpsert = 0;
+      for (ChangeEvent e : byKey.get(row.key()).values()) {
+        expected = e.delete() ? 0 : expected + (Double) e.attributes().get(1);
+        if (!e.delete()) {
+          atLatestUpsert = expected;
+        }
+      }
+      assertThat(row.attributes().get(2)).as("lifetime_spend of %s", row).isEqualTo(atLatestUpsert);
+    }
+  }
+
   private static void holdsTheRunningSum(List<ChangeEvent> arrival) {
     Map<BusinessKey, TreeMap<Sequence, ChangeEvent>> byKey = new LinkedHashMap<>();
     arrival.forEach(e -> byKey.computeIfAbsent(e.key(), k -> new TreeMap<>()).put(e.sequence(), e));
@@ -87,8 +132,14 @@ class DerivedAttributeProperties {
   }
 
   private static List<Version> applyIncrementally(List<ChangeEvent> arrival) {
+    return applyIncrementally(HistoryMode.SCD2, arrival);
+  }
+
+  private static List<Version> applyIncrementally(HistoryMode mode, List<ChangeEvent> arrival) {
     InMemoryHistoryStore store = new InMemoryHistoryStore();
-    IncrementalHistory engine = new IncrementalHistory(SPEC.trackedMask(), Long.MAX_VALUE, DERIVE);
+    // type 1 tracks nothing: every upsert overwrites the key's one row
+    boolean[] tracked = mode.isScd1() ? new boolean[3] : SPEC.trackedMask();
+    IncrementalHistory engine = new IncrementalHistory(tracked, Long.MAX_VALUE, mode, DERIVE);
     HistoryFixtures.AppliedVersions applied = new HistoryFixtures.AppliedVersions();
     for (ChangeEvent e : arrival) {
       applied.apply(((ApplyResult.Applied) engine.apply(store, e)).changes());

@@ -5,6 +5,7 @@ import static io.dimstream.history.HistoryFixtures.up;
 import static io.dimstream.history.HistoryFixtures.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dimstream.model.Absent;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Version;
 import io.dimstream.spec.HistoryMode;
@@ -47,6 +48,9 @@ class Scd1ContractTest {
         Arguments.of("upsert after a delete brings the row back",
             List.of(up(1, 10, "Oslo", "A"), del(1, 20), up(1, 30, "Rome", "B")),
             List.of(version(1, 10, null, "Rome", "B")), List.of(version(1, 10, null, "Rome", "B"))),
+        Arguments.of("a partial upsert after a delete brings the row back with nulls where it is silent",
+            List.of(up(1, 10, "Oslo", "A"), del(1, 20), MissingFieldsKeepTest.partial(1, 30, Absent.VALUE, "B")),
+            List.of(version(1, 10, null, null, "B")), List.of(version(1, 10, null, null, "B"))),
         Arguments.of("late delete older than the newest upsert changes nothing",
             List.of(up(1, 10, "Oslo", "A"), up(1, 30, "Rome", "B"), del(1, 20)),
             List.of(version(1, 10, null, "Rome", "B")), List.of(version(1, 10, null, "Rome", "B"))),

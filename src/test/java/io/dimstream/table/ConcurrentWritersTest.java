@@ -172,6 +172,34 @@ class ConcurrentWritersTest {
   }
 
   @Test
+  void shouldRefuseABatchReadFromAPositionAnotherWriterHasPassedEvenWhenItsMarkerIsAhead() {
+    DeltaTable table = create();
+    open(table, 1, 50, 0);
+    // the zombie read offsets 10..20 of partition 0 and plans on this snapshot; the new owner applies 10..15 first
+    Transaction zombie = table.startTransaction();
+    List<VersionChange> newOwner = change(1, 5, 5);
+    table.commit(newOwner, Map.of("customers-versions-0", 15L), "MERGE", ownersOf(newOwner, 0),
+        new TxnFence(Map.of("customers-versions-0", 10L)));
+    long before = table.latest().version();
+    List<VersionChange> stale = change(1, 10, 5);
+
+    assertThatThrownBy(() -> zombie.commit(stale, Map.of("customers-versions-0", 20L), "MERGE", ownersOf(stale, 0),
+        new TxnFence(Map.of("customers-versions-0", 10L))))
+        .as("lost the race for the version: re-planned, not rebased").isInstanceOf(CommitConflictException.class);
+    assertThatThrownBy(() -> table.commit(stale, Map.of("customers-versions-0", 20L), "MERGE", ownersOf(stale, 0),
+        new TxnFence(Map.of("customers-versions-0", 10L))))
+        .isInstanceOf(TxnOverlapException.class)
+        .hasMessageContaining("already records txn versions {customers-versions-0=15}")
+        .hasMessageContaining("re-read the source from the offsets the table records");
+    assertThat(table.latest().version()).as("nothing written").isEqualTo(before);
+    assertThat(table.latest().txnVersions()).containsEntry("customers-versions-0", 15L);
+
+    // without a fence the markers alone cannot tell: 20 is above 15, and the stale batch lands
+    CommitResult unfenced = table.commit(stale, Map.of("customers-versions-0", 20L), "MERGE", ownersOf(stale, 0));
+    assertThat(unfenced.committed()).isTrue();
+  }
+
+  @Test
   void shouldVacuumTheDeletionVectorFileOfACommitThatLostItsRace() throws IOException {
     DeltaTable table = create();
     open(table, 1, 4_000, -1);

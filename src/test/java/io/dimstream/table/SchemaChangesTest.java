@@ -10,6 +10,7 @@ import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.StateLayouts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,6 +110,36 @@ class SchemaChangesTest {
     assertThatThrownBy(() -> DeltaTable.openOrCreate(table(), rekeyed)).isInstanceOf(TableException.class)
         .hasMessageContaining("rekeyed.yaml").hasMessageContaining("field 'key'")
         .hasMessageContaining("[customer_id, name]").hasMessageContaining("Fix:");
+  }
+
+  @Test
+  void shouldRecordEachEarlierAttributeOrderForTheStateOfARunningService() throws IOException {
+    tableWithOneVersion();
+    DimensionSpec tier = spec("tier.yaml", BASE.replace("name: string,", "tier: string, name: string,"));
+    DimensionSpec tierAndSize = spec("size.yaml", BASE.replace("name: string,", "tier: string, name: string,")
+        .replace("seq: long", "size: long, seq: long"));
+    DimensionSpec tracking = spec("tracking.yaml", BASE.replace("name: string,", "tier: string, name: string,")
+        .replace("seq: long", "size: long, seq: long") + "track: [size]\n");
+
+    DeltaTable.openOrCreate(table(), tier);
+    DeltaTable.openOrCreate(table(), tierAndSize);
+    DeltaTable t = DeltaTable.openOrCreate(table(), tracking);
+
+    // the columns each spec held before it gained some, in order; a change of tracking alone adds none
+    assertThat(t.properties()).containsEntry(StateLayouts.PROPERTY,
+        "[[\"name\",\"city\"],[\"tier\",\"name\",\"city\"]]");
+    assertThat(t.history().get(0).operation()).isEqualTo("SET TBLPROPERTIES");
+  }
+
+  @Test
+  void shouldRefuseAReorderOfTheAttributeColumnsNamingTheFix() throws IOException {
+    tableWithOneVersion();
+    DimensionSpec reordered = spec("reordered.yaml", BASE.replace("name: string, city: string",
+        "city: string, name: string"));
+
+    assertThatThrownBy(() -> DeltaTable.openOrCreate(table(), reordered)).isInstanceOf(TableException.class)
+        .hasMessageContaining("reordered.yaml").hasMessageContaining("[city, name]")
+        .hasMessageContaining("[name, city]").hasMessageContaining("Fix: keep the columns in the table's order");
   }
 
   @Test

@@ -24,7 +24,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -215,34 +214,25 @@ class SparkWrittenTablesTest {
   }
 
   private Path copy(String name) throws IOException {
-    Path from = SparkWrittenTables.table(name);
-    Path to = dir.resolve(name);
-    try (Stream<Path> files = Files.walk(from)) {
-      for (Iterator<Path> it = files.iterator(); it.hasNext(); ) {
-        Path f = it.next();
-        Path target = to.resolve(from.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(f, target);
-          Files.setLastModifiedTime(target, Files.getLastModifiedTime(f));
-        }
-      }
-    }
-    return to;
+    return copy(name, dir);
   }
 
-  private static List<Version> scan(Snapshot s) {
+  /** A copy of the fixture table {@code name} under {@code dir}, with the files' modification times. */
+  static Path copy(String name, Path dir) throws IOException {
+    return SparkWrittenTables.copy(name, dir);
+  }
+
+  static List<Version> scan(Snapshot s) {
     try (Stream<Version> rows = s.scan()) {
       return rows.toList();
     }
   }
 
-  private static List<String> expectedRows(String name) {
+  static List<String> expectedRows(String name) {
     return lines(name).stream().map(SparkWrittenTablesTest::parse).map(SparkWrittenTablesTest::normalize).toList();
   }
 
-  private static List<String> lines(String name) {
+  static List<String> lines(String name) {
     try {
       return Files.readAllLines(SparkWrittenTables.expectedRows(name)).stream().filter(l -> !l.isBlank()).toList();
     } catch (IOException e) {
@@ -250,7 +240,7 @@ class SparkWrittenTablesTest {
     }
   }
 
-  private static JsonNode parse(String line) {
+  static JsonNode parse(String line) {
     try {
       return JSON.readTree(line);
     } catch (IOException e) {
@@ -259,7 +249,7 @@ class SparkWrittenTablesTest {
   }
 
   /** A row as sorted column=value text; timestamps as instants, so Spark's micro digits and ours compare equal. */
-  private static String normalize(JsonNode row) {
+  static String normalize(JsonNode row) {
     Map<String, String> out = new TreeMap<>();
     row.fields().forEachRemaining(e -> out.put(e.getKey(), text(e.getValue())));
     return out.toString();
@@ -280,7 +270,7 @@ class SparkWrittenTablesTest {
   }
 
   /** Versions as the rows a Delta reader shows: every column by name, is_current included. */
-  private static List<String> rows(DimensionSpec spec, List<Version> versions) {
+  static List<String> rows(DimensionSpec spec, List<Version> versions) {
     TableLayout layout = new TableLayout(spec);
     List<String> out = new ArrayList<>();
     for (Version v : versions) {

@@ -77,7 +77,7 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
       return;
     }
     if (facts.decode(record.value()) instanceof FactDecoder.Accepted a) {
-      enricher.onFact(a.fact(), now, emit);
+      enricher.onFact(a.fact(), record.key(), now, emit); // keyed by FactKeyProcessor: the business key's bytes
     }
   }
 

@@ -40,6 +40,10 @@ final class KeyHandler {
       Optional<LiveQueries.InstanceAddress> owner = live.ownerOf(key);
       if (owner.isPresent()) {
         Forwarder.Answer a = forwarder.get(owner.get(), ex.uri(), KeyText.format(spec, key));
+        if (a.status() == 401 || a.status() == 403) {
+          // this client was authenticated here: the owner refused this instance's credentials, not the client's
+          throw QueryErrors.ownerRefusedForward(KeyText.format(spec, key), owner.get().toString(), a.status());
+        }
         ex.addHeader(QueryServer.SERVED_BY_HEADER, owner.get().toString());
         ex.send(a.status(), a.contentType(), a.body());
         return;

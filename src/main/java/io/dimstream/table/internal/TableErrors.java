@@ -148,6 +148,15 @@ public final class TableErrors {
         + "this by itself), and run one writer per table.", recorded);
   }
 
+  public static TxnOverlapException txnFenced(Object root, long version, Map<String, Long> readFrom,
+      Map<String, Long> recorded) {
+    return new TxnOverlapException(root + ": table version " + version + " already records txn versions " + recorded
+        + " at or past where this commit's changes were read from " + readFrom + ": another writer has applied "
+        + "them meanwhile (this writer's source position is stale, as after a pause during which its partitions "
+        + "moved). Nothing was written. Fix: re-read the source from the offsets the table records (the compactor "
+        + "does this by itself).", recorded);
+  }
+
   public static CommitStateUnknownException commitStateUnknown(Object commitFile, IOException cause) {
     return new CommitStateUnknownException(commitFile + ": writing the commit failed (" + cause.getMessage()
         + ") and it is unknown whether it was committed. The writer stopped and deleted nothing. "
@@ -225,6 +234,18 @@ public final class TableErrors {
     return new TableException(spec(specFile) + "field 'columns': column '" + column + "' is in the table " + root
         + " but not in the spec (or is now the delete rule's column); dropping a column would rewrite history. Fix:"
         + " keep '" + column + "' under 'columns' (it may stay null in new versions).");
+  }
+
+  public static TableException reorderedAttributes(Object root, Path specFile, List<String> stored,
+      List<String> asked) {
+    return new TableException(spec(specFile) + "field 'columns': the spec lists the attribute columns in the order "
+        + asked + " but the table " + root + " has " + stored + "; a running service keeps each stored event's values"
+        + " in the table's order, and a reorder alone cannot be told apart from it, so the stored events would be"
+        + " read into the wrong columns. Fix: keep the columns in the table's order (new columns may go anywhere).");
+  }
+
+  public static TableException badStateLayouts(Object root, String problem) {
+    return new TableException(root + ": " + problem);
   }
 
   private static String spec(Path specFile) {

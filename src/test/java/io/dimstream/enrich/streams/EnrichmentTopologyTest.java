@@ -5,20 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dimstream.enrich.EnrichmentCounters;
+import io.dimstream.enrich.EnrichmentFixtures;
 import io.dimstream.enrich.EnrichmentSpec;
-import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.spec.DimensionSpec;
-import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.topology.DimensionTopology;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -28,7 +33,6 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,33 +47,13 @@ class EnrichmentTopologyTest {
   private TestOutputTopic<byte[], byte[]> enriched;
   private TestOutputTopic<byte[], byte[]> dlq;
   private Map<String, EnrichmentCounters> counters;
+  private Schema avroOrders;
 
-  @BeforeEach
-  void start() throws IOException {
-    Files.writeString(dir.resolve("customers.yaml"), """
-        name: customers
-        columns: {customer_id: long, name: string, city: string, tier: string, updated_at: timestamp, op: string}
-        key: [customer_id]
-        sequence: [updated_at]
-        track: [city, tier]
-        delete: {column: op, equals: d}
-        output: {version_id: customer_sk}
-        """);
-    Files.writeString(dir.resolve("orders-enrich.yaml"), """
-        name: orders_enriched
-        dimension: customers.yaml
-        facts:
-          topic: orders
-          columns: {order_id: long, customer_id: long, ordered_at: timestamp, amount: double}
-          key: [order_id]
-          time: ordered_at
-        join: {customer_id: customer_id}
-        attributes: [city, tier]
-        found_column: customer_found
-        valid_from: customer_valid_from
-        """);
-    DimensionSpec customers = DimensionSpecLoader.load(dir.resolve("customers.yaml"));
-    EnrichmentSpec ordersSpec = EnrichmentSpecLoader.load(dir.resolve("orders-enrich.yaml"));
+  /** The customers dimension and orders sent in {@code format}, as the enrichment tests build them. */
+  private void start(String format) {
+    DimensionSpec customers = EnrichmentFixtures.customers(EnrichmentFixtures.micros(30 * 86_400));
+    EnrichmentSpec ordersSpec = EnrichmentFixtures.orders(customers, true, "0s", format);
+    avroOrders = ordersSpec.factsAvroSchema();
     StreamsBuilder builder = new StreamsBuilder();
     DimensionTopology.build(builder, customers);
     counters = EnrichmentTopology.build(builder, customers, List.of(ordersSpec), 1, Duration.ofMillis(100));
@@ -84,11 +68,14 @@ class EnrichmentTopologyTest {
 
   @AfterEach
   void stop() {
-    driver.close();
+    if (driver != null) {
+      driver.close();
+    }
   }
 
   @Test
   void shouldEnrichOrdersAsOfTheirTimeAndCorrectThemWhenTheDimensionLearnsLate() throws IOException {
+    start("json");
     change("{\"customer_id\": 1, \"name\": \"Ada\", \"city\": \"Paris\", \"tier\": \"gold\", \"updated_at\": \"2026-01-01T10:00:00Z\", \"op\": \"c\"}");
     order("{\"order_id\": 100, \"customer_id\": 1, \"ordered_at\": \"2026-01-01T12:00:00Z\", \"amount\": 20.0}");
     order("{\"order_id\": 101, \"customer_id\": 1, \"ordered_at\": \"2026-01-01T09:00:00Z\", \"amount\": 5.0}");
@@ -110,6 +97,7 @@ class EnrichmentTopologyTest {
 
   @Test
   void shouldKeyEnrichedRecordsByTheFactKey() {
+    start("json");
     change("{\"customer_id\": 1, \"name\": \"Ada\", \"city\": \"Paris\", \"tier\": \"gold\", \"updated_at\": \"2026-01-01T10:00:00Z\", \"op\": \"c\"}");
     order("{\"order_id\": 100, \"customer_id\": 1, \"ordered_at\": \"2026-01-01T12:00:00Z\", \"amount\": 20.0}");
 
@@ -119,6 +107,7 @@ class EnrichmentTopologyTest {
 
   @Test
   void shouldSendAnUnreadableFactToTheDeadLetterTopicAndKeepGoing() throws IOException {
+    start("json");
     order("{\"order_id\": 100, \"ordered_at\": \"2026-01-01T12:00:00Z\", \"amount\": 20.0}");
     order("not json");
     order("{\"order_id\": 101, \"customer_id\": 3, \"ordered_at\": \"2026-01-01T12:00:00Z\", \"amount\": 1.0}");
@@ -129,6 +118,39 @@ class EnrichmentTopologyTest {
     assertThat(header(rejected.get(0), "dimstream.error.detail")).contains("customer_id");
     assertThat(new String(rejected.get(1).value(), StandardCharsets.UTF_8)).isEqualTo("not json");
     assertThat(records()).extracting(r -> r.get("order_id").asLong()).containsExactly(101L);
+  }
+
+  @Test
+  void shouldEnrichAvroOrdersAndSendAnUnreadableOneToTheDeadLetterTopic() throws IOException {
+    start("avro");
+    change("{\"customer_id\": 1, \"name\": \"Ada\", \"city\": \"Paris\", \"tier\": \"gold\", \"updated_at\": \"2026-01-01T10:00:00Z\", \"op\": \"c\"}");
+    orders.pipeInput(avroOrder(100, 1, "2026-01-01T12:00:00Z", 20.0));
+    orders.pipeInput("{\"order_id\": 101}".getBytes(StandardCharsets.UTF_8)); // JSON where Avro is expected
+    orders.pipeInput(avroOrder(102, 1, "2026-01-01T09:00:00Z", null));
+    change("{\"customer_id\": 1, \"name\": \"Ada\", \"city\": \"Lyon\", \"tier\": \"gold\", \"updated_at\": \"2026-01-01T11:00:00Z\", \"op\": \"u\"}");
+    driver.advanceWallClockTime(Duration.ofMillis(200));
+
+    assertThat(records()).extracting(r -> r.get("order_id").asLong(), r -> r.get("city").asText(null),
+            r -> r.get("amount").isNull(), r -> r.get("revision").asLong())
+        .containsExactly(tuple(100L, "Paris", false, 1L), tuple(102L, null, true, 1L), tuple(100L, "Lyon", false, 2L));
+    List<TestRecord<byte[], byte[]>> rejected = dlq.readRecordsToList();
+    assertThat(rejected).extracting(r -> header(r, "dimstream.error")).containsExactly("malformed-avro");
+    assertThat(header(rejected.get(0), "dimstream.error.detail")).contains("not an Avro record of the facts' schema");
+  }
+
+  /** An order as a producer with the facts' schema writes it: Avro's own writer, plain binary encoding. */
+  private byte[] avroOrder(long id, long customer, String orderedAt, Double amount) throws IOException {
+    GenericRecord r = new GenericData.Record(avroOrders);
+    r.put("order_id", id);
+    r.put("customer_id", customer);
+    Instant t = Instant.parse(orderedAt);
+    r.put("ordered_at", t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000);
+    r.put("amount", amount);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    BinaryEncoder out = EncoderFactory.get().binaryEncoder(bytes, null);
+    new GenericDatumWriter<GenericRecord>(avroOrders).write(r, out);
+    out.flush();
+    return bytes.toByteArray();
   }
 
   private List<JsonNode> records() throws IOException {

@@ -156,6 +156,41 @@ class QueryServerSecurityTest {
   }
 
   @Test
+  void shouldAnswer502NotTheOwners401WhenTheOwnerRefusesTheForwardingInstancesToken() throws Exception {
+    List<Version> bRows = List.of(customer(42, "2026-01-05T00:00:00Z", null, "Lyon-on-B", "gold", "Ann"));
+    QueryServer b = start(new HttpSecurity(pem(server.certPem()), "another-" + TOKEN), new ListLiveQueries(CUSTOMERS,
+        bRows));
+    LiveQueries.InstanceAddress bAddress = new LiveQueries.InstanceAddress("127.0.0.1", b.port());
+    QueryServer a = start(new HttpSecurity(pem(server.certPem()), TOKEN), new ListLiveQueries(CUSTOMERS, ROWS,
+        k -> k.equals(BusinessKey.of(42L)) ? Optional.of(bAddress) : Optional.empty()));
+
+    HttpResponse<String> r = get(TestCertificates.client(server, server), a, "/dimensions/customers/keys/42",
+        "Bearer " + TOKEN);
+    assertThat(r.statusCode()).as("the client's own credentials were right: %s", r.body()).isEqualTo(502);
+    assertThat(JSON.readTree(r.body()).get("message").asText()).contains("refused this instance's credentials")
+        .contains("service.http.auth").doesNotContain(TOKEN);
+    assertThat(r.body()).doesNotContain("Lyon-on-B");
+  }
+
+  @Test
+  void shouldNotForwardWithAClientCertificateTheOwnerDoesNotTrust() throws Exception {
+    List<Version> bRows = List.of(customer(42, "2026-01-05T00:00:00Z", null, "Lyon-on-B", "gold", "Ann"));
+    QueryServer b = start(new HttpSecurity(pem(server.certPem()), TOKEN), new ListLiveQueries(CUSTOMERS, bRows));
+    LiveQueries.InstanceAddress bAddress = new LiveQueries.InstanceAddress("127.0.0.1", b.port());
+    // A presents the stranger's certificate when it forwards, which B's client CA did not sign
+    HttpSecurity.Tls strangersTls = new HttpSecurity.Tls(stranger.certPem(), stranger.keyPem(), null, null,
+        server.certPem());
+    QueryServer a = start(new HttpSecurity(strangersTls, TOKEN), new ListLiveQueries(CUSTOMERS, ROWS,
+        k -> k.equals(BusinessKey.of(42L)) ? Optional.of(bAddress) : Optional.empty()));
+
+    HttpResponse<String> r = get(TestCertificates.client(stranger, server), a, "/dimensions/customers/keys/42",
+        "Bearer " + TOKEN);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(502);
+    assertThat(JSON.readTree(r.body()).get("message").asText()).contains("owned by the instance " + bAddress);
+    assertThat(r.body()).doesNotContain("Lyon-on-B");
+  }
+
+  @Test
   void shouldRefuseToBindANonLoopbackAddressWithoutTlsAndAuthentication() {
     for (HttpSecurity unsafe : List.of(HttpSecurity.NONE, new HttpSecurity(null, TOKEN), new HttpSecurity(pem(null),
         null))) {

@@ -15,6 +15,7 @@ import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
 import io.dimstream.table.FileOwners;
+import io.dimstream.table.TxnFence;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
@@ -65,8 +66,23 @@ public final class ChangeCommit {
    */
   public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
       Map<String, Long> txns, String operation, int attempt, FileOwners owners) {
+    return commit(state, layout, changes, txns, operation, attempt, owners, TxnFence.none());
+  }
+
+  /**
+   * As {@link #commit(TableState, TableLayout, List, Map, String, int, FileOwners)}, refused with
+   * {@link io.dimstream.table.TxnOverlapException} when {@code state} records, for an appId of {@code fence}, a version
+   * at or past where the changes were read from. A commit that lost its race to one recording any of these appIds is
+   * re-planned (never rebased), so the fence is checked again on the snapshot it is finally written on.
+   */
+  public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
+      Map<String, Long> txns, String operation, int attempt, FileOwners owners, TxnFence fence) {
     long start = System.nanoTime();
     Map<String, Long> markers = txns == null ? Map.of() : txns;
+    Map<String, Long> passed = fence.passedBy(app -> txnVersion(state, app));
+    if (!passed.isEmpty()) {
+      throw TableErrors.txnFenced(writer.root(), state.version, fence.readFrom(), passed);
+    }
     if (!markers.isEmpty() && markers.entrySet().stream()
         .allMatch(e -> e.getValue() <= txnVersion(state, e.getKey()))) {
       return skipped(state, start, attempt);
@@ -86,7 +102,8 @@ public final class ChangeCommit {
     LogReplay.checkWritable(writer.root(), state);
     if (mergeOnRead(state)) {
       synchronized (index) {
-        return commitMergeOnRead(state, layout, changes, markers, operation, attempt, start, owners);
+        return commitMergeOnRead(state, layout, changes, markers, operation, attempt, start, owners,
+            fence.readFrom().keySet());
       }
     }
     CommitPlanner planner = new CommitPlanner(writer.root(), state, layout, stats);
@@ -102,7 +119,8 @@ public final class ChangeCommit {
   }
 
   private CommitResult commitMergeOnRead(TableState state, TableLayout layout, List<VersionChange> changes,
-      Map<String, Long> markers, String operation, int attempt, long start, FileOwners owners) {
+      Map<String, Long> markers, String operation, int attempt, long start, FileOwners owners,
+      Set<String> fencedAppIds) {
     PositionIndex positions = index.at(state, layout);
     MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions,
         index.closedFilters());
@@ -117,7 +135,9 @@ public final class ChangeCommit {
     plan.removed().forEach(f -> touched.add(f.path()));
     Set<Integer> mine = owners.sources();
     // rows another writer adds for an owner this commit writes (or unowned rows) may be keys of this commit
-    ConcurrentCommits rule = new ConcurrentCommits(touched, markers.keySet(),
+    Set<String> appIds = new HashSet<>(markers.keySet());
+    appIds.addAll(fencedAppIds);
+    ConcurrentCommits rule = new ConcurrentCommits(touched, appIds,
         owner -> owner < 0 || mine.contains(owner) || mine.isEmpty());
     TableState[] after = new TableState[1];
     CommitResult result = write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),

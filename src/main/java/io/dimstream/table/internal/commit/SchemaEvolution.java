@@ -1,6 +1,7 @@
 package io.dimstream.table.internal.commit;
 
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
@@ -54,6 +55,11 @@ public final class SchemaEvolution {
     if (!diff.widened().isEmpty()) {
       conf.put(TableProperties.ENABLE_TYPE_WIDENING, "true");
     }
+    StateLayouts layouts = stateLayouts(conf).evolved(stored, asked);
+    if (!layouts.earlier().isEmpty()) {
+      // a running service's stored events may hold the former layout: every instance must be able to read them
+      conf.put(StateLayouts.PROPERTY, layouts.toJson());
+    }
     Metadata old = state.metadata;
     String schema = FieldMetadata.carry(old.schemaString(), layout.deltaSchemaString(), diff.widened());
     Metadata md = new Metadata(old.id(), old.name(), schema, old.partitionColumns(), conf, old.createdTime());
@@ -94,6 +100,14 @@ public final class SchemaEvolution {
     return spec.history().kind().specName() + (spec.history().softDelete() ? " with soft_delete" : "");
   }
 
+  private StateLayouts stateLayouts(Map<String, String> conf) {
+    try {
+      return StateLayouts.parse(conf.get(StateLayouts.PROPERTY));
+    } catch (IllegalArgumentException e) {
+      throw TableErrors.badStateLayouts(writer.root(), e.getMessage());
+    }
+  }
+
   private void checkCompatible(DimensionSpec stored, DimensionSpec asked) {
     ObjectStore root = writer.root();
     Path file = asked.source();
@@ -125,6 +139,12 @@ public final class SchemaEvolution {
           throw TableErrors.identityTypeChanged(root, file, c.name(), c.type(), n.type());
         }
       }
+    }
+    // no column is dropped, so an equal count means the same attributes: only their order may differ
+    List<String> storedLayout = StateLayouts.layoutOf(stored);
+    List<String> askedLayout = StateLayouts.layoutOf(asked);
+    if (storedLayout.size() == askedLayout.size() && !storedLayout.equals(askedLayout)) {
+      throw TableErrors.reorderedAttributes(root, file, storedLayout, askedLayout);
     }
   }
 }

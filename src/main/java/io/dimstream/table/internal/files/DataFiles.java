@@ -16,10 +16,8 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
-import org.apache.avro.generic.GenericData;
+import java.util.stream.Collectors;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.parquet.avro.AvroParquetReader;
-import org.apache.parquet.avro.AvroReadSupport;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -162,12 +160,11 @@ public final class DataFiles {
       this.lastDeleted = deleted == null ? -1 : deleted.last();
       PlainParquetConfiguration conf = new PlainParquetConfiguration();
       conf.set(Int96.READ_AS_FIXED, "true");
-      if (identitiesOnly) {
-        conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, layout.identitySchema().toString());
-      }
       try {
-        this.reader = AvroParquetReader.<GenericRecord>builder(file, conf)
-            .withDataModel(GenericData.get())
+        // the columns are cut from each file's own schema: files other engines rewrote (Spark's OPTIMIZE, UPDATE,
+        // DELETE) hold them with other physical types than the files dimstream writes
+        this.reader = ColumnProjection.reader(file, conf, identitiesOnly ? layout.identityColumns()
+                : layout.dataColumns.stream().map(c -> c.name()).collect(Collectors.toSet()))
             .withCodecFactory(PlainCodecFactory.INSTANCE)
             .build();
       } catch (NoSuchFileException e) {

@@ -21,8 +21,10 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.avro.Conversions;
 import org.apache.avro.LogicalType;
@@ -112,18 +114,12 @@ public final class TableLayout {
     this.parquetSchema = RowSchema.of(this, avroSchema.getFullName());
   }
 
-  /** The data-file schema cut to the key and valid_from columns (what the position index reads). */
-  public Schema identitySchema() {
-    List<Schema.Field> fields = new ArrayList<>();
-    int keys = keyColumns.size();
-    int attrs = attributeColumns.size();
-    for (int i = 0; i < dataColumns.size(); i++) {
-      if (i < keys || (i >= keys + attrs && i < keys + attrs + validFromColumns.size())) {
-        Schema.Field f = avroSchema.getFields().get(i);
-        fields.add(new Schema.Field(f.name(), f.schema(), f.doc(), f.defaultVal()));
-      }
-    }
-    return Schema.createRecord("version_row", null, "io.dimstream.table", false, fields);
+  /** The names of the key and valid_from columns: what the position index reads of each data file. */
+  public Set<String> identityColumns() {
+    Set<String> out = new LinkedHashSet<>();
+    keyColumns.forEach(c -> out.add(c.name()));
+    validFromColumns.forEach(c -> out.add(c.name()));
+    return out;
   }
 
   public static ColumnType sequenceTableType(ColumnType t) {
