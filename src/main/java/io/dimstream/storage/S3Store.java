@@ -265,10 +265,10 @@ public final class S3Store implements ObjectStore {
       } catch (S3Exception e) {
         last = e;
         int status = e.statusCode();
-        if (status == 412) {
-          return unknown ? readBack(key, content) : false;
+        if (status == 412 && !unknown) {
+          return false;
         }
-        if (status == 409 || status == 429 || status == 503) {
+        if (status == 412 || status == 409 || status == 429 || status == 503) {
           LOG.debug("{}: conditional create answered {} ({}); trying again", describe(key), status, errorCode(e));
         } else if (status >= 500) {
           unknown = true; // the store may have stored the object before failing
@@ -284,9 +284,11 @@ public final class S3Store implements ObjectStore {
             e.getMessage());
       }
       if (unknown) {
-        Optional<byte[]> there = readIfExists(key);
-        if (there.isPresent()) {
-          return Arrays.equals(there.get(), content);
+        ReadBack found = readBack(key, content);
+        if (found != ReadBack.ABSENT && found != ReadBack.FAILED) {
+          LOG.info("{}: read back after an unknown outcome: the object is {}", describe(key),
+              found == ReadBack.OURS ? "ours" : "another writer's");
+          return found == ReadBack.OURS;
         }
       }
       backoff(attempt);
@@ -298,19 +300,21 @@ public final class S3Store implements ObjectStore {
     throw failed("create", key, last);
   }
 
-  /** After a 412 that followed an unknown outcome: the object is this writer's when its bytes are exactly ours. */
-  private boolean readBack(String key, byte[] content) throws IOException {
-    Optional<byte[]> there = readIfExists(key);
-    boolean ours = there.isPresent() && Arrays.equals(there.get(), content);
-    LOG.info("{}: read back after an unknown outcome: the object is {}", describe(key), ours ? "ours" : "another writer's");
-    return ours;
-  }
+  /** What a read-back after an unknown outcome found. */
+  private enum ReadBack { OURS, THEIRS, ABSENT, FAILED }
 
-  private Optional<byte[]> readIfExists(String key) throws IOException {
+  /**
+   * Whether the object is there and holds exactly {@code content} (this writer's), another writer's bytes, nothing;
+   * or the read failed too, so the outcome stays unknown.
+   */
+  private ReadBack readBack(String key, byte[] content) {
     try {
-      return Optional.of(read(key));
+      return Arrays.equals(read(key), content) ? ReadBack.OURS : ReadBack.THEIRS;
     } catch (NoSuchFileException e) {
-      return Optional.empty();
+      return ReadBack.ABSENT;
+    } catch (IOException e) {
+      LOG.warn("{}: the read-back failed too ({}); the outcome is still unknown", describe(key), e.getMessage());
+      return ReadBack.FAILED;
     }
   }
 

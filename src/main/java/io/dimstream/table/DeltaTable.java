@@ -318,7 +318,10 @@ public final class DeltaTable {
     Objects.requireNonNull(owners, "owners");
     Objects.requireNonNull(fence, "fence");
     completeProtocolOnce();
-    return retry.run(attempt -> startTransaction().commit(changes, txns, operation, attempt, owners, fence));
+    // The first attempt plans on the state this process knows, without a request to the store: the commit file's
+    // put-if-absent fails when another writer committed since, and the retry then reads the log and plans again.
+    return retry.run(attempt -> new Transaction(new ChangeCommit(writer, stats, positions),
+        attempt == 1 ? snapshot(snapshots.known()) : latest()).commit(changes, txns, operation, attempt, owners, fence));
   }
 
   /**

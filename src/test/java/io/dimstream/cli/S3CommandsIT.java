@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
+import io.dimstream.query.SequenceTimes;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.storage.S3ProxyServer;
@@ -13,7 +14,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,7 +26,7 @@ import picocli.CommandLine;
 
 /**
  * The command line on a table in S3 (s3proxy on 127.0.0.1): {@code backfill} writes it (the endpoint from the spec's
- * {@code service.storage}), {@code query} reads it and {@code table optimize|vacuum|verify} maintain it (the
+ * {@code service.storage}), {@code query} reads it (key history, as-of, changes) and {@code table optimize|vacuum|verify} maintain it (the
  * endpoint from the AWS SDK's environment), and the rows equal the reference fold of the input.
  */
 class S3CommandsIT {
@@ -87,6 +90,29 @@ class S3CommandsIT {
     assertThat(history.code()).as(history.err()).isZero();
     long versionsOfKey = expected.stream().filter(v -> v.key().equals(sample.key())).count();
     assertThat(history.out().lines().filter(l -> !l.isBlank())).hasSize((int) versionsOfKey);
+
+    // as-of and changes, at and around the time the sample version opened
+    long at = sample.validFrom().first();
+    Run asOf = run("query", "as-of", "--table", table, "--at", SequenceTimes.format(spec, at), "--format", "json");
+    assertThat(asOf.code()).as(asOf.err()).isZero();
+    assertThat(asOf.out().lines().filter(l -> !l.isBlank()))
+        .hasSize((int) expected.stream().filter(v -> v.validAt(at)).count())
+        .anySatisfy(l -> assertThat(l).contains(String.valueOf(key)));
+    long from = at - 3_600_000_000L;
+    long to = at + 3_600_000_000L;
+    Set<String> points = new HashSet<>();
+    for (Version v : expected) {
+      for (io.dimstream.model.Sequence s : new io.dimstream.model.Sequence[] {v.validFrom(), v.validTo()}) {
+        if (s != null && s.first() >= from && s.first() < to) {
+          points.add(v.key() + "@" + s.first());
+        }
+      }
+    }
+    Run changes = run("query", "changes", "--table", table, "--from", SequenceTimes.format(spec, from), "--to",
+        SequenceTimes.format(spec, to), "--format", "json");
+    assertThat(changes.code()).as(changes.err()).isZero();
+    assertThat(changes.out().lines().filter(l -> !l.isBlank())).as("one change per key and time a version opened or "
+        + "closed at").hasSize(points.size()).isNotEmpty();
 
     Run optimize = run("table", "optimize", "--table", table);
     assertThat(optimize.code()).as(optimize.err()).isZero();

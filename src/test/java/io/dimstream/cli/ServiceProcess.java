@@ -19,6 +19,11 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   static ServiceProcess start(Path log, String... args) throws IOException {
+    return start(log, java.util.Map.of(), args);
+  }
+
+  /** As {@link #start(Path, String...)} with {@code env} added to the child's environment. */
+  static ServiceProcess start(Path log, java.util.Map<String, String> env, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx1g");
@@ -29,6 +34,7 @@ final class ServiceProcess implements AutoCloseable {
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(env);
     return new ServiceProcess(pb.start());
   }
 

@@ -137,6 +137,7 @@ public final class S3ProxyServer implements AutoCloseable {
 
     public void resetCounts() {
       requests.clear();
+      spans.clear();
     }
 
     private volatile long latencyMillis;
@@ -146,7 +147,37 @@ public final class S3ProxyServer implements AutoCloseable {
       latencyMillis = millis;
     }
 
-    private void count(String kind) {
+    /** [start, end) in nanos of each request served since {@link #resetCounts}. */
+    private final java.util.List<long[]> spans = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    /**
+     * The longest chain of requests served since {@link #resetCounts} of which each started only after the one
+     * before it had ended: the round trips a client waited for one after the other (requests sent in parallel
+     * overlap, and count once). Meaningful with an added {@link #latency}, which makes each request last.
+     */
+    public int sequentialRequests() {
+      java.util.List<long[]> sorted;
+      synchronized (spans) {
+        sorted = new java.util.ArrayList<>(spans);
+      }
+      sorted.sort(java.util.Comparator.comparingLong(s -> s[1]));
+      int chain = 0;
+      long end = Long.MIN_VALUE;
+      for (long[] s : sorted) {
+        if (s[0] >= end) {
+          chain++;
+          end = s[1];
+        }
+      }
+      return chain;
+    }
+
+    private void span(long start) {
+      spans.add(new long[] {start, System.nanoTime()});
+    }
+
+    private long count(String kind) {
+      long start = System.nanoTime();
       requests.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
       if (latencyMillis > 0) {
         try {
@@ -155,6 +186,7 @@ public final class S3ProxyServer implements AutoCloseable {
           Thread.currentThread().interrupt();
         }
       }
+      return start;
     }
 
     private static Fault take(Rule rule, String key) {
@@ -178,7 +210,15 @@ public final class S3ProxyServer implements AutoCloseable {
 
     @Override
     public String putBlob(String container, Blob blob, PutOptions options) {
-      count("PUT");
+      long start = count("PUT");
+      try {
+        return faultyPut(container, blob, options);
+      } finally {
+        span(start);
+      }
+    }
+
+    private String faultyPut(String container, Blob blob, PutOptions options) {
       String key = blob.getMetadata().name();
       Fault f = take(putRule, key);
       if (f == Fault.REFUSE || f == Fault.THROTTLE) {
@@ -206,7 +246,15 @@ public final class S3ProxyServer implements AutoCloseable {
 
     @Override
     public Blob getBlob(String container, String key, GetOptions options) {
-      count("GET");
+      long start = count("GET");
+      try {
+        return faultyGet(container, key, options);
+      } finally {
+        span(start);
+      }
+    }
+
+    private Blob faultyGet(String container, String key, GetOptions options) {
       Fault f = take(getRule, key);
       if (f == Fault.THROTTLE) {
         throw status(503);
@@ -222,20 +270,32 @@ public final class S3ProxyServer implements AutoCloseable {
 
     @Override
     public BlobMetadata blobMetadata(String container, String key) {
-      count("HEAD");
-      return super.blobMetadata(container, key);
+      long start = count("HEAD");
+      try {
+        return super.blobMetadata(container, key);
+      } finally {
+        span(start);
+      }
     }
 
     @Override
     public PageSet<? extends StorageMetadata> list(String container, ListContainerOptions options) {
-      count("LIST");
-      return super.list(container, options);
+      long start = count("LIST");
+      try {
+        return super.list(container, options);
+      } finally {
+        span(start);
+      }
     }
 
     @Override
     public void removeBlob(String container, String key) {
-      count("DELETE");
-      super.removeBlob(container, key);
+      long start = count("DELETE");
+      try {
+        super.removeBlob(container, key);
+      } finally {
+        span(start);
+      }
     }
   }
 

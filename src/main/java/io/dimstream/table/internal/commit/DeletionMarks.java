@@ -1,6 +1,7 @@
 package io.dimstream.table.internal.commit;
 
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.Uploads;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -39,7 +40,7 @@ final class DeletionMarks {
    * new DV file) and adds to {@code removed} each marked file as it was and to {@code added} the same path with its
    * new DV; a file whose every row is then deleted is only removed.
    */
-  void write(ObjectStore root, Collection<AddFile> live, List<AddFile> removed, List<AddFile> added) {
+  void write(ObjectStore root, Uploads uploads, Collection<AddFile> live, List<AddFile> removed, List<AddFile> added) {
     // one live add per data file: the DV is part of a file's identity in the log, not of its path
     Map<String, AddFile> byPath = new HashMap<>();
     for (AddFile a : live) {
@@ -64,7 +65,7 @@ final class DeletionMarks {
       files.add(old);
       dvs.add(merged);
     }
-    List<DeletionVectorDescriptor> written = DeletionVectorFiles.write(root, dvs,
+    List<DeletionVectorDescriptor> written = DeletionVectorFiles.write(root, uploads, dvs,
         DeletionVectorFiles.DEFAULT_INLINE_LIMIT);
     for (int i = 0; i < files.size(); i++) {
       AddFile old = files.get(i);

@@ -5,6 +5,7 @@ import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
 import io.dimstream.table.FileOwners;
+import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.files.Buckets;
@@ -13,6 +14,7 @@ import io.dimstream.table.internal.files.FileOwner;
 import io.dimstream.table.internal.files.IdentitySort;
 import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
+import io.dimstream.storage.Uploads;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import io.dimstream.table.internal.index.ClosedFileFilters;
@@ -53,6 +55,8 @@ public final class MergeOnReadPlanner {
   private final CompressionCodecName currentCodec;
   private final long targetFileRows;
   private final List<AddFile> written = new ArrayList<>();
+  /** The new data and DV files, uploaded in parallel on an object store; all are stored when plan returns. */
+  private final Uploads uploads;
   private final List<byte[]> indexRemovals = new ArrayList<>();
   private final List<byte[]> indexInserts = new ArrayList<>();
   private final List<String> insertFiles = new ArrayList<>();
@@ -71,6 +75,7 @@ public final class MergeOnReadPlanner {
     this.codec = TableProperties.codec(conf);
     this.currentCodec = TableProperties.currentCodec(conf);
     this.targetFileRows = TableProperties.targetFileRows(conf);
+    this.uploads = Uploads.of(root);
   }
 
   /** New data files this planner wrote (to delete when the commit loses its race). */
@@ -121,15 +126,39 @@ public final class MergeOnReadPlanner {
         deleted++;
       }
     }
-    long output = writeByOwner(newCurrent, true, owners) + writeByOwner(newClosed, false, owners);
+    long output;
     List<AddFile> removed = new ArrayList<>();
-    List<AddFile> added = new ArrayList<>(written);
-    if (!marks.isEmpty()) {
-      marks.write(root, state.adds.values(), removed, added);
+    List<AddFile> added;
+    try {
+      output = writeByOwner(newCurrent, true, owners) + writeByOwner(newClosed, false, owners);
+      added = new ArrayList<>(written);
+      if (!marks.isEmpty()) {
+        marks.write(root, uploads, state.adds.values(), removed, added);
+      }
+    } catch (RuntimeException e) {
+      try {
+        awaitUploads();
+      } catch (RuntimeException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
     }
+    awaitUploads();
     LOG.debug("{}: planned on version {}: {} rows written, {} rows marked deleted in {} files", root, state.version,
         output, marks.rows(), removed.size());
     return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, 0, output);
+  }
+
+  /**
+   * Waits until every file this plan wrote is stored; on the way out of a failure too, so that no upload lands after
+   * the caller deleted the plan's files. A failed upload fails the plan.
+   */
+  private void awaitUploads() {
+    try {
+      uploads.await();
+    } catch (java.io.IOException e) {
+      throw TableErrors.io("write the new files of a commit to", root, e);
+    }
   }
 
   /** Brings {@code index} to the state after this plan commits. */
@@ -163,7 +192,7 @@ public final class MergeOnReadPlanner {
     for (int from = 0; from < rows.size(); from += (int) targetFileRows) {
       List<Version> chunk = rows.subList(from, (int) Math.min(rows.size(), from + targetFileRows));
       String name = owner < 0 ? Buckets.closedFile(dir, codecName) : FileOwner.fileName(dir, owner, codecName);
-      AddFile a = DataFiles.write(root, name, chunk, layout, current, c);
+      AddFile a = DataFiles.write(root, uploads, name, chunk, layout, current, c);
       if (owner >= 0) {
         a = FileOwner.tag(a, owner);
       }

@@ -5,6 +5,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.Uploads;
 import io.dimstream.storage.RangeReader;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ public final class DeletionVectorFiles {
 
   /** As {@link #read(Path, DeletionVectorDescriptor)} for a table in {@code store}. */
   public static RoaringBitmapArray read(ObjectStore tableRoot, DeletionVectorDescriptor dv) {
-    byte[] bytes = dv.isInline() ? inlineBytes(dv) : blockBytes(tableRoot, dv);
+    byte[] bytes = dv.isInline() ? inlineBytes(dv) : cachedBlockBytes(tableRoot, dv);
     RoaringBitmapArray rows;
     try {
       rows = RoaringBitmapArray.deserialize(bytes);
@@ -59,14 +60,28 @@ public final class DeletionVectorFiles {
     }
   }
 
+  private static byte[] cachedBlockBytes(ObjectStore store, DeletionVectorDescriptor dv) {
+    if (!DeletionVectorCache.applies(store)) {
+      return blockBytes(store, dv);
+    }
+    byte[] bytes = DeletionVectorCache.get(store, dv);
+    if (bytes == null) {
+      bytes = blockBytes(store, dv);
+      DeletionVectorCache.put(store, dv, bytes);
+    }
+    return bytes;
+  }
+
   private static byte[] blockBytes(ObjectStore store, DeletionVectorDescriptor dv) {
     String file = store.describe(dv.key(store));
     try (RangeReader in = store.openRanged(dv.key(store), -1)) {
       byte[] first = new byte[1];
-      if (in.length() < 1) {
+      try {
+        // first, not after asking the length: on an object store this read brings the length with it
+        in.readFully(0, first, 0, 1);
+      } catch (java.io.EOFException e) {
         throw DeletionVectorException.corrupt(file, "it does not start with format version " + FORMAT_VERSION);
       }
-      in.readFully(0, first, 0, 1);
       if ((first[0] & 0xff) != FORMAT_VERSION) {
         throw DeletionVectorException.corrupt(file, "it does not start with format version " + FORMAT_VERSION);
       }
@@ -112,6 +127,22 @@ public final class DeletionVectorFiles {
   /** As {@link #write(Path, List, int)} for a table in {@code tableRoot}. */
   public static List<DeletionVectorDescriptor> write(ObjectStore tableRoot, List<RoaringBitmapArray> dvs,
       int inlineLimit) {
+    Uploads uploads = Uploads.of(tableRoot);
+    List<DeletionVectorDescriptor> out = write(tableRoot, uploads, dvs, inlineLimit);
+    try {
+      uploads.await();
+    } catch (IOException e) {
+      throw DeletionVectorException.unwritable(tableRoot + " (a new deletion vector file)", e);
+    }
+    return out;
+  }
+
+  /**
+   * As {@link #write(ObjectStore, List, int)}, writing the DV file through {@code uploads}: on an object store it may
+   * still be on its way when this returns, until {@link Uploads#await}.
+   */
+  public static List<DeletionVectorDescriptor> write(ObjectStore tableRoot, Uploads uploads,
+      List<RoaringBitmapArray> dvs, int inlineLimit) {
     List<DeletionVectorDescriptor> out = new ArrayList<>(dvs.size());
     UUID uuid = UUID.randomUUID();
     ByteArrayOutputStream file = new ByteArrayOutputStream();
@@ -130,7 +161,11 @@ public final class DeletionVectorFiles {
         data.writeInt(bytes.length);
         data.write(bytes);
         data.writeInt((int) crc.getValue());
-        out.add(DeletionVectorDescriptor.inFile(uuid, offset, bytes.length, rows.cardinality()));
+        DeletionVectorDescriptor d = DeletionVectorDescriptor.inFile(uuid, offset, bytes.length, rows.cardinality());
+        if (DeletionVectorCache.applies(tableRoot)) {
+          DeletionVectorCache.put(tableRoot, d, bytes);
+        }
+        out.add(d);
       }
       data.flush();
     } catch (IOException e) {
@@ -139,7 +174,7 @@ public final class DeletionVectorFiles {
     if (file.size() > 1) {
       String target = DeletionVectorDescriptor.inFile(uuid, 1, 0, 0).key(tableRoot);
       try {
-        tableRoot.put(target, file.toByteArray());
+        uploads.put(target, file.toByteArray());
       } catch (IOException e) {
         throw DeletionVectorException.unwritable(tableRoot.describe(target), e);
       }

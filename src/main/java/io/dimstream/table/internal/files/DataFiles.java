@@ -3,6 +3,7 @@ package io.dimstream.table.internal.files;
 import io.dimstream.model.Version;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.Uploads;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
@@ -47,6 +48,23 @@ public final class DataFiles {
   /** Writes {@code rows} (already in identity order) to {@code root/relPath} and returns its {@code add} action. */
   public static AddFile write(ObjectStore store, String relPath, Iterable<Version> rows, TableLayout layout,
       boolean current, CompressionCodecName codec) {
+    Uploads uploads = Uploads.of(store);
+    AddFile a = write(store, uploads, relPath, rows, layout, current, codec);
+    try {
+      uploads.await();
+    } catch (IOException e) {
+      throw TableErrors.io("write data file", store.describe(relPath), e);
+    }
+    return a;
+  }
+
+  /**
+   * As {@link #write(ObjectStore, String, Iterable, TableLayout, boolean, CompressionCodecName)}, publishing the file
+   * through {@code uploads}: on an object store it may still be on its way when this returns, until
+   * {@link Uploads#await}.
+   */
+  public static AddFile write(ObjectStore store, Uploads uploads, String relPath, Iterable<Version> rows,
+      TableLayout layout, boolean current, CompressionCodecName codec) {
     StatsCollector stats = new StatsCollector(layout.dataColumns);
     Path staged = null;
     try {
@@ -63,7 +81,9 @@ public final class DataFiles {
       }
       long size = Files.size(staged);
       long modified = Files.getLastModifiedTime(staged).toMillis();
-      store.putFile(relPath, staged);
+      Path publishing = staged;
+      staged = null; // the upload owns it now, and removes it
+      uploads.putFile(relPath, publishing);
       return new AddFile(relPath, layout.partitionValues(current), size, modified, true, stats.toJson());
     } catch (IOException e) {
       throw TableErrors.io("write data file", store.describe(relPath), e);

@@ -78,10 +78,7 @@ public final class DeltaLog {
    * ({@code .crc}, {@code _last_checkpoint}, temporary files) are ignored.
    */
   public TreeSet<Long> checkpointVersions() {
-    List<ObjectInfo> objects = objects();
-    TreeSet<Long> out = versions(objects, CHECKPOINT);
-    out.addAll(completeMultiPart(objects).keySet());
-    return out;
+    return listing().checkpointVersions();
   }
 
   /**
@@ -89,7 +86,52 @@ public final class DeltaLog {
    * each with its length.
    */
   public List<ObjectInfo> checkpointParts(long version) {
-    List<ObjectInfo> objects = objects();
+    return listing().checkpointParts(version);
+  }
+
+  /** The log directory as one listing (one request to an object store) sees it. */
+  public Listing listing() {
+    return new Listing(objects());
+  }
+
+  /** One listing of the log directory, which answers the questions of loading a table without asking again. */
+  public static final class Listing {
+    private final List<ObjectInfo> objects;
+
+    private Listing(List<ObjectInfo> objects) {
+      this.objects = objects;
+    }
+
+    /** As {@link DeltaLog#commitVersions()}. */
+    public TreeSet<Long> commitVersions() {
+      return versions(objects, COMMIT);
+    }
+
+    /** As {@link DeltaLog#checkpointVersions()}. */
+    public TreeSet<Long> checkpointVersions() {
+      TreeSet<Long> out = versions(objects, CHECKPOINT);
+      out.addAll(completeMultiPart(objects).keySet());
+      return out;
+    }
+
+    /** As {@link DeltaLog#checkpointParts(long)}. */
+    public List<ObjectInfo> checkpointParts(long version) {
+      return DeltaLog.checkpointParts(objects, version);
+    }
+
+    /** The modification time of commit {@code version} (its commit time), or 0 when the listing has none. */
+    public long commitTimestamp(long version) {
+      String key = commitKey(version);
+      for (ObjectInfo o : objects) {
+        if (o.key().equals(key)) {
+          return o.lastModifiedMillis();
+        }
+      }
+      return 0;
+    }
+  }
+
+  private static List<ObjectInfo> checkpointParts(List<ObjectInfo> objects, long version) {
     String single = checkpointKey(version);
     for (ObjectInfo o : objects) {
       if (o.key().equals(single)) {
@@ -267,11 +309,14 @@ public final class DeltaLog {
   /**
    * Writes a file that may be replaced as a whole (checkpoint, _last_checkpoint) from a finished local file. A
    * checksum file Hadoop's local file system left beside the old file ({@code .<name>.crc}, as Spark writes them) is
-   * deleted first: it would no longer match, and Spark and Delta Kernel would then refuse to read the new file.
+   * deleted first: it would no longer match, and Spark and Delta Kernel would then refuse to read the new file. Only
+   * Hadoop's local file system writes or checks them, so an object store is spared the request.
    */
   public void replace(String key, Path staged) throws IOException {
-    int slash = key.lastIndexOf('/');
-    store.delete(key.substring(0, slash + 1) + "." + key.substring(slash + 1) + ".crc");
+    if (store.location().isLocal()) {
+      int slash = key.lastIndexOf('/');
+      store.delete(key.substring(0, slash + 1) + "." + key.substring(slash + 1) + ".crc");
+    }
     store.putFile(key, staged);
   }
 

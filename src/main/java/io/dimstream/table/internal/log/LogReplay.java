@@ -26,8 +26,9 @@ public final class LogReplay {
 
   /** The state at {@code version}, or at the latest version when {@code version} is null. */
   public static TableState load(DeltaLog log, Long version) {
-    TreeSet<Long> commits = log.commitVersions();
-    TreeSet<Long> checkpoints = log.checkpointVersions();
+    DeltaLog.Listing listing = log.listing();
+    TreeSet<Long> commits = listing.commitVersions();
+    TreeSet<Long> checkpoints = listing.checkpointVersions();
     if (commits.isEmpty()) {
       throw TableErrors.notATable(log.store);
     }
@@ -38,12 +39,12 @@ public final class LogReplay {
       throw TableErrors.versionNotFound(log.store, target, earliest, latest);
     }
     Long cp = checkpoints.floor(target);
-    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log, log.checkpointParts(cp));
+    TableState.Builder b = cp == null ? new TableState.Builder() : Checkpoints.read(log, listing.checkpointParts(cp));
     long from = cp == null ? 0 : cp + 1;
     for (long v = from; v <= target; v++) {
       b.apply(log.readCommit(v));
     }
-    TableState s = b.build(target, log.commitExists(target) ? log.commitTimestamp(target) : 0);
+    TableState s = b.build(target, listing.commitTimestamp(target));
     if (s.metadata == null || s.protocol == null) {
       throw TableErrors.corruptCommit(log.commitFile(from), 1,
           new IllegalArgumentException("the log has no protocol or metaData action up to version " + target));

@@ -30,6 +30,14 @@ public final class SnapshotManager {
     return s;
   }
 
+  /**
+   * The latest state this process knows, without asking the store: what the last {@link #refresh} read or a commit
+   * of this process made. Another writer may have committed since.
+   */
+  public TableState known() {
+    return latest;
+  }
+
   /** Records a state this process committed, unless a newer one is already known. */
   public synchronized void publish(TableState state) {
     if (latest.version < state.version) {

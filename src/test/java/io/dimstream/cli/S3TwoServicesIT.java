@@ -1,0 +1,145 @@
+package io.dimstream.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.broker.BrokerExtension;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.history.Scd2Fold;
+import io.dimstream.model.Version;
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.ExampleSpec;
+import io.dimstream.service.TableSinkAdapter;
+import io.dimstream.storage.ObjectInfo;
+import io.dimstream.storage.ObjectStore;
+import io.dimstream.storage.S3ProxyServer;
+import io.dimstream.table.DeltaTable;
+import io.dimstream.testkit.ChangeStreams;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two {@code dimstream run} processes, each with its own data directory, on one merge-on-read table in S3 (s3proxy
+ * on 127.0.0.1), as two pods of a deployment would run: both commit to the table, the log has no gap, the table
+ * equals the reference fold of the stream, and the timeline page and its commits are served from the S3 table.
+ */
+class S3TwoServicesIT {
+  @RegisterExtension
+  static final BrokerExtension KAFKA = new BrokerExtension();
+
+  private static final Pattern ENDPOINT = Pattern.compile("Query endpoint listening on http://[^:]+:(\\d+)/");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void shouldShareOneS3TableBetweenTwoServiceProcessesEqualToTheReferenceFold() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.onDisk(Files.createDirectories(dir.resolve("bucket-store")))) {
+      s3.createBucket("dims");
+      String name = "customers_s3two";
+      String service = "  partitions: 4\n  storage: {s3: {endpoint: \"" + s3.endpoint() + "\", region: us-east-1}}\n";
+      Path first = onS3(ExampleSpec.write(dir, name, "first", dir.resolve("data-1"), service, ""));
+      Path second = onS3(ExampleSpec.write(dir, name, "second", dir.resolve("data-2"), service, ""));
+      DimensionSpec spec = DimensionSpecLoader.load(first);
+      assertThat(spec.service().tablePath().toString()).isEqualTo("s3://dims/customers");
+      // unkeyed records on 4 partitions reach the topology in no fixed order: no two events of a key share a sequence
+      ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 31L).keys(400).events(4_000).sameSequence(0)
+          .late(0.05).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
+      Path input = dir.resolve("changes.jsonl");
+      Files.write(input, stream.jsonLines(), StandardCharsets.UTF_8);
+      Map<String, Object> kafka = KAFKA.clientProperties();
+      // the SDK's default credential chain in the children; s3proxy checks no signature
+      Map<String, String> env = Map.of("AWS_ACCESS_KEY_ID", "dimstream-test", "AWS_SECRET_ACCESS_KEY",
+          "dimstream-test-secret");
+      Path log1 = Path.of("target", "S3TwoServicesIT-first.log");
+      Path log2 = Path.of("target", "S3TwoServicesIT-second.log");
+      Files.deleteIfExists(log1);
+      Files.deleteIfExists(log2);
+
+      try (ServiceProcess one = ServiceProcess.start(log1, env, "--config", first.toString(), "--bootstrap-servers",
+          KAFKA.bootstrapServers())) {
+        int port = awaitPort(one, log1);
+        try (ServiceProcess two = ServiceProcess.start(log2, env, "--config", second.toString(),
+            "--bootstrap-servers", KAFKA.bootstrapServers())) {
+          awaitPort(two, log2);
+          ProduceCommand.produce(spec, input, kafka);
+          TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+          assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(kafka, spec, "dimstream-" + spec.name())
+              && CatchUp.tableCaughtUp(kafka, spec, view), Duration.ofMinutes(3)))
+              .as("the table caught up with the stream; see %s and %s", log1, log2).isTrue();
+          assertThat(Files.readString(log1)).as("the first instance committed").contains(" records from ");
+          assertThat(Files.readString(log2)).as("the second instance committed").contains(" records from ");
+
+          HttpClient http = HttpClient.newHttpClient();
+          HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+              .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+          assertThat(page.statusCode()).isEqualTo(200);
+          assertThat(page.body()).containsIgnoringCase("<html");
+          long latest = DeltaTable.open(s3.store("dims", "customers")).latest().version();
+          HttpResponse<String> commits = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+              + "/dimensions/" + name + "/commits")).timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString());
+          assertThat(commits.statusCode()).as(commits.body()).isEqualTo(200);
+          assertThat(commits.body()).as("the timeline's commits come from the S3 table")
+              .contains("\"version\":" + latest);
+
+          assertThat(two.stop()).as("exit code after SIGTERM; see " + log2).isZero();
+        }
+        assertThat(one.stop()).as("exit code after SIGTERM; see " + log1).isZero();
+      }
+
+      ObjectStore store = s3.store("dims", "customers");
+      List<Long> commits = new ArrayList<>();
+      for (ObjectInfo o : store.list("_delta_log/", null)) {
+        String file = o.key().substring("_delta_log/".length());
+        if (file.matches("\\d{20}\\.json")) {
+          commits.add(Long.parseLong(file.substring(0, 20)));
+        }
+      }
+      DeltaTable t = DeltaTable.open(store);
+      assertThat(commits).as("a log with no gap").containsExactlyElementsOf(
+          LongStream.rangeClosed(0, t.latest().version()).boxed().toList());
+      try (Stream<Version> rows = t.latest().scan()) {
+        assertThat(EndToEndIT.sorted(rows.toList())).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
+      }
+    }
+  }
+
+  /** The spec file with its table moved to s3://dims/customers. */
+  private Path onS3(Path yaml) throws Exception {
+    String text = Files.readString(yaml).replace("table_path: " + dir.resolve("table"),
+        "table_path: s3://dims/customers");
+    return Files.writeString(yaml, text);
+  }
+
+  private static int awaitPort(ServiceProcess process, Path log) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (System.nanoTime() < deadline) {
+      assertThat(process.isAlive()).as("the service is running; see %s", log).isTrue();
+      if (Files.exists(log)) {
+        Matcher m = ENDPOINT.matcher(Files.readString(log));
+        if (m.find()) {
+          return Integer.parseInt(m.group(1));
+        }
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the service did not start its endpoint within 90 s; see " + log);
+  }
+}
