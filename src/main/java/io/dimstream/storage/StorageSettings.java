@@ -40,10 +40,11 @@ public record StorageSettings(String region, String endpoint, Boolean pathStyle,
     this(region, endpoint, pathStyle, requestTimeout, maxAttempts, AzureSettings.defaults());
   }
 
-  /** The settings, credentials in the endpoint URL (user info) hidden: settings end up in logs. */
+  /** The settings, credentials in the endpoint URL (user info) and Azure's secrets hidden: settings end up in logs. */
   @Override
   public String toString() {
-    return "StorageSettings[region=" + region + ", endpoint=" + shown(endpoint) + ", pathStyle=" + pathStyle + ", requestTimeout=" + requestTimeout + ", maxAttempts=" + maxAttempts + "]";
+    return "StorageSettings[region=" + region + ", endpoint=" + shown(endpoint) + ", pathStyle=" + pathStyle
+        + ", requestTimeout=" + requestTimeout + ", maxAttempts=" + maxAttempts + ", azure=" + azure + "]";
   }
 
   /** {@code url} with the user info of an endpoint like {@code https://user:secret@host} replaced by {@code ***}. */
