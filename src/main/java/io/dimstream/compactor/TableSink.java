@@ -2,8 +2,6 @@ package io.dimstream.compactor;
 
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -14,18 +12,6 @@ public interface TableSink {
 
   /** The {@code txn} version the table records for {@code appId}, if any. */
   OptionalLong txnVersion(String appId);
-
-  /**
-   * The {@code txn} versions the table records for {@code appIds} (absent ones left out), all read from one version
-   * of the table: a table in an object store reads its log once, not once per appId.
-   */
-  default Map<String, Long> txnVersions(Collection<String> appIds) {
-    Map<String, Long> out = new HashMap<>();
-    for (String id : appIds) {
-      txnVersion(id).ifPresent(v -> out.put(id, v));
-    }
-    return out;
-  }
 
   /**
    * Applies the changes and records the txn markers in one atomic commit; a batch whose markers the table

@@ -12,8 +12,6 @@ import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.TableOptions;
 import io.dimstream.table.TxnFence;
 import io.dimstream.table.TxnOverlapException;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,19 +45,6 @@ public final class TableSinkAdapter implements TableSink {
   public OptionalLong txnVersion(String appId) {
     long v = table.txnVersion(appId);
     return v < 0 ? OptionalLong.empty() : OptionalLong.of(v);
-  }
-
-  @Override
-  public Map<String, Long> txnVersions(Collection<String> appIds) {
-    Map<String, Long> recorded = table.latest().txnVersions();
-    Map<String, Long> out = new HashMap<>();
-    for (String id : appIds) {
-      Long v = recorded.get(id);
-      if (v != null && v >= 0) {
-        out.put(id, v);
-      }
-    }
-    return out;
   }
 
   @Override
