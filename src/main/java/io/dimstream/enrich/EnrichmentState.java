@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.dimstream.codec.ByteReader;
+import io.dimstream.codec.ByteWriter;
+import io.dimstream.codec.ColumnBinary;
 import io.dimstream.codec.EventJson;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
@@ -19,9 +22,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The values the enricher keeps, as compact JSON arrays: one key's versions (with the newest sequence seen for it;
- * each version in the topology's own form, {@link EventJson#versionNode}) and one stored fact (with what its last
- * record showed). Immutable and thread-safe.
+ * The values the enricher keeps: one key's versions (with the newest sequence seen for it), a compact JSON array
+ * with each version in the topology's own form ({@link EventJson#versionNode}); and one stored fact with its revision
+ * and what its last record showed, in a binary form (written for every fact, so it costs no JSON tree): a format byte
+ * ({@value #FACT_FORMAT}), the revision as a varint, 0 (waiting) or 1 and what was shown (found, then 0 or 1 and the
+ * valid_from sequence, then per added attribute a tag, 0 null or 1 value, and the value), then the fact
+ * ({@link FactBinary} without its format byte). A stored fact written as a JSON array by an earlier release is still
+ * read. Immutable and thread-safe.
  */
 final class EnrichmentState {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -39,14 +46,21 @@ final class EnrichmentState {
   /** A kept fact: its revision so far and what its last record showed; both 0/null while it waits. */
   record StoredFact(Fact fact, long revision, Shown shown) {}
 
+  /** The first byte of a stored fact's binary form; the JSON form of an earlier release starts with {@code [}. */
+  static final byte FACT_FORMAT = 1;
+
   private final EventJson versionForms;
   private final List<ColumnType> shownTypes;
+  private final ColumnType.Kind[] shownKinds;
   private final List<ColumnType> factTypes;
+  private final FactBinary facts;
 
   EnrichmentState(EnrichmentSpec spec) {
     versionForms = new EventJson(spec.dimension());
     shownTypes = spec.attributes().stream().map(EnrichmentSpec.Attribute::type).toList();
+    shownKinds = shownTypes.stream().map(ColumnType::kind).toArray(ColumnType.Kind[]::new);
     factTypes = spec.facts().columns().stream().map(Column::type).toList();
+    facts = new FactBinary(spec);
   }
 
   byte[] encode(KeyVersions kv) {
@@ -71,31 +85,65 @@ final class EnrichmentState {
   }
 
   byte[] encode(StoredFact f) {
-    ArrayNode n = NODES.arrayNode();
-    n.add(values(f.fact().values(), factTypes));
-    n.add(f.revision());
-    if (f.shown() != null) {
-      n.add(f.shown().found());
-      n.add(f.shown().validFrom() == null ? NODES.nullNode() : EventJson.sequenceNode(f.shown().validFrom()));
-      n.add(values(f.shown().attributes(), shownTypes));
+    ByteWriter out = new ByteWriter(64);
+    out.write(FACT_FORMAT);
+    out.varint(f.revision());
+    Shown shown = f.shown();
+    if (shown == null) {
+      out.write(0);
+    } else {
+      out.write(1);
+      out.write(shown.found() ? 1 : 0);
+      if (shown.validFrom() == null) {
+        out.write(0);
+      } else {
+        out.write(1);
+        ColumnBinary.writeSequence(out, shown.validFrom());
+      }
+      for (int i = 0; i < shownKinds.length; i++) {
+        Object v = shown.attributes().get(i);
+        if (v == null) {
+          out.write(0);
+        } else {
+          out.write(1);
+          ColumnBinary.write(out, v, shownKinds[i]);
+        }
+      }
     }
-    return write(n);
+    facts.write(out, f.fact());
+    return out.bytes();
   }
 
   StoredFact decodeFact(byte[] bytes) {
+    if (bytes.length > 0 && bytes[0] == '[') {
+      return decodeJsonFact(bytes);
+    }
+    if (bytes.length == 0 || bytes[0] != FACT_FORMAT) {
+      throw new IllegalArgumentException("not an enrichment state record: a stored fact starting with byte "
+          + (bytes.length == 0 ? "none" : bytes[0]));
+    }
+    ByteReader in = new ByteReader(bytes, 1, "a stored fact");
+    long revision = in.varint();
+    Shown shown = null;
+    if (in.read() == 1) {
+      boolean found = in.read() == 1;
+      Sequence validFrom = in.read() == 1 ? ColumnBinary.readSequence(in) : null;
+      List<Object> attributes = new ArrayList<>(shownKinds.length);
+      for (ColumnType.Kind kind : shownKinds) {
+        attributes.add(in.read() == 1 ? ColumnBinary.read(in, kind) : null);
+      }
+      shown = new Shown(found, validFrom, attributes);
+    }
+    return new StoredFact(facts.read(in), revision, shown);
+  }
+
+  /** A stored fact as an earlier release wrote it: [fact values, revision, found, valid_from, attributes]. */
+  private StoredFact decodeJsonFact(byte[] bytes) {
     JsonNode n = read(bytes);
     Fact fact = new Fact(values(n.get(0), factTypes));
     Shown shown = n.size() < 3 ? null : new Shown(n.get(2).asBoolean(),
         n.get(3).isNull() ? null : EventJson.sequence(n.get(3)), values(n.get(4), shownTypes));
     return new StoredFact(fact, n.get(1).asLong(), shown);
-  }
-
-  private static ArrayNode values(List<Object> values, List<ColumnType> types) {
-    ArrayNode a = NODES.arrayNode(values.size());
-    for (int i = 0; i < values.size(); i++) {
-      a.add(ColumnValues.toJson(values.get(i), types.get(i)));
-    }
-    return a;
   }
 
   private static List<Object> values(JsonNode n, List<ColumnType> types) {
