@@ -3,7 +3,10 @@ package io.dimstream.enrich;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dimstream.codec.EventJson;
+import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -39,6 +42,31 @@ class EnrichmentStateTest {
     assertThat(state.decodeFact(json)).isEqualTo(new EnrichmentState.StoredFact(
         new Fact(List.of(100L, 7L, Instant.parse("2026-01-01T12:00:00Z"), 20.5)), 2,
         new EnrichmentState.Shown(true, Sequence.of(1_767_225_600_000_000L), List.of("Lyon", "gold"))));
+  }
+
+  @Test
+  void shouldKeepAKeysVersionsOpenAndClosed() {
+    BusinessKey key = BusinessKey.of(7L);
+    EnrichmentState.KeyVersions kv = new EnrichmentState.KeyVersions(EnrichmentFixtures.micros(30), List.of(
+        new Version(key, Sequence.of(EnrichmentFixtures.micros(10)), Sequence.of(EnrichmentFixtures.micros(20)),
+            Arrays.asList("Ada", null, "gold")),
+        new Version(key, Sequence.of(EnrichmentFixtures.micros(20)), null, Arrays.asList("Ada", "Lyon", "gold"))));
+
+    assertThat(state.decodeVersions(key, state.encode(kv))).isEqualTo(kv);
+    assertThat(state.decodeVersions(key, state.encode(EnrichmentState.KeyVersions.NONE)))
+        .isEqualTo(EnrichmentState.KeyVersions.NONE);
+    assertThat(state.decodeVersions(key, null)).isEqualTo(EnrichmentState.KeyVersions.NONE);
+  }
+
+  @Test
+  void shouldReadVersionsStoredAsJsonByAnEarlierRelease() {
+    BusinessKey key = BusinessKey.of(7L);
+    EnrichmentState.KeyVersions kv = new EnrichmentState.KeyVersions(EnrichmentFixtures.micros(20), List.of(
+        new Version(key, Sequence.of(EnrichmentFixtures.micros(20)), null, Arrays.asList("Ada", "Lyon", "gold"))));
+    com.fasterxml.jackson.databind.node.ArrayNode json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+        .arrayNode().add(kv.newest()).add(new EventJson(customers).versionNode(kv.versions().get(0)));
+
+    assertThat(state.decodeVersions(key, json.toString().getBytes(StandardCharsets.UTF_8))).isEqualTo(kv);
   }
 
   @Test
