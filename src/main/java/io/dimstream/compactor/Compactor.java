@@ -4,7 +4,16 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.table.CommitResult;
 import io.dimstream.table.CommitStateUnknownException;
+import io.dimstream.table.DeltaTable;
+import io.dimstream.table.OptimizeResult;
+import io.dimstream.table.Operation;
+import io.dimstream.table.Ownership;
+import io.dimstream.table.Snapshot;
+import io.dimstream.table.TableOptions;
+import io.dimstream.table.TxnFence;
+import io.dimstream.table.TxnOverlapException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,8 +21,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -64,7 +73,7 @@ public final class Compactor implements Runnable, AutoCloseable {
   static final Duration MEMBERSHIP_TIMEOUT = Duration.ofSeconds(5);
 
   private final DimensionSpec spec;
-  private final TableSink table;
+  private final DeltaTable table;
   private final VersionRecordDecoder decoder;
   private final Map<String, Object> kafka;
   private final Duration interval;
@@ -72,6 +81,9 @@ public final class Compactor implements Runnable, AutoCloseable {
   private final Clock clock;
   private final ObjectStore tablePath;
   private final String owner;
+  private volatile CommitProbe probe = CommitProbe.NONE;
+  /** Whether several compactors may write the table (merge-on-read): decided once, when the compactor starts. */
+  private boolean shared;
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicLong lag = new AtomicLong(-1);
@@ -103,9 +115,9 @@ public final class Compactor implements Runnable, AutoCloseable {
    * @param kafka  client properties (bootstrap.servers and security settings); consumer settings are added here
    * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
    */
-  public Compactor(DimensionSpec spec, ObjectStore tablePath, TableSink table, VersionRecordDecoder decoder,
-      Map<String, Object> kafka, String owner, Clock clock) {
-    this(spec, tablePath, table, decoder, kafka, owner, clock, SizePolicy.of(spec.service()));
+  public Compactor(DimensionSpec spec, DeltaTable table, VersionRecordDecoder decoder, Map<String, Object> kafka,
+      String owner, Clock clock) {
+    this(spec, table, decoder, kafka, owner, clock, SizePolicy.of(spec.service()));
   }
 
   /**
@@ -113,11 +125,11 @@ public final class Compactor implements Runnable, AutoCloseable {
    * @param owner  identifies this service instance for the table lease; a restarted instance reuses it
    * @param sizes  the dimension's size policy: the dead-letter producer may write records up to its output limit
    */
-  public Compactor(DimensionSpec spec, ObjectStore tablePath, TableSink table, VersionRecordDecoder decoder,
-      Map<String, Object> kafka, String owner, Clock clock, SizePolicy sizes) {
+  public Compactor(DimensionSpec spec, DeltaTable table, VersionRecordDecoder decoder, Map<String, Object> kafka,
+      String owner, Clock clock, SizePolicy sizes) {
     this.sizes = sizes;
     this.spec = spec;
-    this.tablePath = tablePath;
+    this.tablePath = table.store();
     this.table = table;
     this.decoder = decoder;
     this.kafka = Map.copyOf(kafka);
@@ -127,11 +139,25 @@ public final class Compactor implements Runnable, AutoCloseable {
     this.clock = clock;
   }
 
+  /**
+   * Opens the dimension's table as its compactor writes it, creating it when there is none. The compactor commits for
+   * as long as the service runs: its checkpoints are written off the commit's path.
+   */
+  public static DeltaTable openTable(DimensionSpec spec) {
+    return DeltaTable.openOrCreate(spec.service().tableStore(), spec, spec.tableProperties(),
+        TableOptions.defaults().withBackgroundCheckpoints(true));
+  }
+
+  /** Sets the probe called at the steps of each batch's commit (tests pause a compactor there). */
+  void probe(CommitProbe probe) {
+    this.probe = probe;
+  }
+
   @Override
   public void run() {
     String topic = spec.topics().versions();
     Duration ttl = Duration.ofMillis(Math.max(30_000, interval.toMillis() * 3));
-    boolean shared = table.sharedWriters();
+    shared = table.mergeOnRead();
     // A null resource is skipped: shared tables have no lease, the consumer group assigns the partitions.
     try (CompactorLease lease = shared ? null : CompactorLease.acquire(tablePath, owner, ttl, clock);
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(shared));
@@ -307,18 +333,19 @@ public final class Compactor implements Runnable, AutoCloseable {
     String summary;
     try {
       // Another writer that applied any of these records means this compactor's position is stale: fail early.
+      Snapshot known = table.latest();
       for (Map.Entry<Integer, Long> first : batch.firstOffsets().entrySet()) {
-        OptionalLong recorded = table.txnVersion(VersionBatch.appId(spec.name(), first.getKey()));
-        if (recorded.isPresent() && recorded.getAsLong() >= first.getValue()) {
-          throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(),
-              recorded.getAsLong());
+        long recorded = known.txnVersion(VersionBatch.appId(spec.name(), first.getKey()));
+        if (recorded >= first.getValue()) {
+          throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(), recorded);
         }
       }
-      if (table.sharedWriters()) {
+      probe.beforeGroupCheck(batch);
+      if (shared) {
         confirmGroupMembership(c, batch);
       }
-      summary = table.commit(batch.changes(), batch.txns(), batch.readFrom(), batch.partitions(), ownedPartitions(),
-          ownsAll());
+      probe.beforeTableCommit(batch);
+      summary = summary(commitToTable(batch));
     } catch (RuntimeException e) {
       // nothing of the batch may be written any more, not even by the consumer's close (its revocation callback)
       commitFailed = true;
@@ -340,6 +367,28 @@ public final class Compactor implements Runnable, AutoCloseable {
     commits.incrementAndGet();
     lastCommitMillis = clock.millis();
     batch.clear();
+  }
+
+  /** The batch as one table commit, fenced by where it was read from (see {@link TxnFence}). */
+  private CommitResult commitToTable(VersionBatch batch) {
+    try {
+      return table.newCommit(Operation.MERGE)
+          .txns(batch.txns())
+          .partitions(batch.partitions())
+          .fence(new TxnFence(batch.readFrom()))
+          .apply(batch.changes());
+    } catch (TxnOverlapException e) {
+      throw new LeaseHeldException(e.getMessage());
+    }
+  }
+
+  private static String summary(CommitResult r) {
+    if (!r.committed()) {
+      return String.format(Locale.ROOT, "nothing new (table already at version %d holds these offsets)", r.version());
+    }
+    return String.format(Locale.ROOT, "table version %d: +%d inserted ~%d updated -%d deleted, %d files added, "
+        + "%d removed", r.version(), r.rowsInserted(), r.rowsUpdated(), r.rowsDeleted(), r.filesAdded(),
+        r.filesRemoved());
   }
 
   /**
@@ -368,9 +417,10 @@ public final class Compactor implements Runnable, AutoCloseable {
   private void maintain() {
     long started = System.nanoTime();
     try {
-      String summary = table.maintain(ownedPartitions(), ownsAll());
-      if (summary != null) {
-        LOG.info("{} compaction: {} ({} ms)", tablePath, summary, (System.nanoTime() - started) / 1_000_000);
+      OptimizeResult r = table.newCompaction().owners(Ownership.of(ownedPartitions(), topicPartitions)).runCycle();
+      if (r.committed()) {
+        LOG.info("{} compaction: table version {}: compacted {} files into {} ({} rows) ({} ms)", tablePath,
+            r.version(), r.filesRemoved(), r.filesAdded(), r.rowsRewritten(), (System.nanoTime() - started) / 1_000_000);
       }
     } catch (CommitStateUnknownException e) {
       throw e;
@@ -386,19 +436,14 @@ public final class Compactor implements Runnable, AutoCloseable {
     return out;
   }
 
-  /** Whether this compactor reads every partition of the topic (then it may also compact unowned files). */
-  private boolean ownsAll() {
-    return topicPartitions > 0 && assigned.size() >= topicPartitions;
-  }
-
   private void seekToTableOffsets(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> partitions) {
     List<TopicPartition> fromStart = new ArrayList<>();
+    Snapshot known = table.latest();
     for (TopicPartition tp : partitions) {
-      OptionalLong recorded = table.txnVersion(VersionBatch.appId(spec.name(), tp.partition()));
-      if (recorded.isPresent()) {
-        c.seek(tp, recorded.getAsLong() + 1);
-        LOG.info("Resuming {} at offset {} (recorded in table version {})", tp, recorded.getAsLong() + 1,
-            table.latestVersion());
+      long recorded = known.txnVersion(VersionBatch.appId(spec.name(), tp.partition()));
+      if (recorded >= 0) {
+        c.seek(tp, recorded + 1);
+        LOG.info("Resuming {} at offset {} (recorded in table version {})", tp, recorded + 1, known.version());
       } else {
         fromStart.add(tp);
       }
