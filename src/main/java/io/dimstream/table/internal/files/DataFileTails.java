@@ -23,7 +23,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * of its key column, page indexes) is 2 to 6 KiB, a file of 100k rows about 150 KiB (its bloom filter is 128 KiB of
  * it), so the bound holds the tails of a 10M-key table of a few hundred files, or about 10,000 small files.
  */
-final class DataFileTails {
+public final class DataFileTails {
   /** The memory the cached tails take at most. */
   static final long MAX_BYTES = 64L << 20;
   /** How much of a file's end a first open reads: what the S3 store's read-ahead brings anyway. */
@@ -60,7 +60,7 @@ final class DataFileTails {
   }
 
   /** The bytes the cache holds now. */
-  static synchronized long size() {
+  public static synchronized long size() {
     return bytes;
   }
 
