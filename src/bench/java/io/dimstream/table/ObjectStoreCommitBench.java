@@ -12,6 +12,7 @@ import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.S3ProxyServer;
+import io.dimstream.table.internal.files.DataFileTails;
 import io.dimstream.table.internal.index.CurrentRowIndex;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -143,6 +144,10 @@ public final class ObjectStoreCommitBench {
       req[i] = one.counts();
     }
     emitMedians(what, ms, req, p, "lookups", lookups);
+    if (s3 != null) {
+      // what the process keeps to skip files: the tails (footers, bloom filters) of the data files it opened
+      emit("s3", what + "_tail_cache", DataFileTails.size() / 1024, "KiB", p);
+    }
   }
 
   /** {@code n} commits of {@code changed} versions: median latency and requests, and the 90th percentile latency. */
