@@ -1,14 +1,15 @@
 package io.dimstream.table;
 
 import static io.dimstream.table.SparkWrittenTablesTest.copy;
-import static io.dimstream.table.SparkWrittenTablesTest.lines;
-import static io.dimstream.table.SparkWrittenTablesTest.normalize;
-import static io.dimstream.table.SparkWrittenTablesTest.parse;
+import static io.dimstream.fixtures.SparkWrittenTables.lines;
+import static io.dimstream.fixtures.SparkWrittenTables.normalize;
+import static io.dimstream.fixtures.SparkWrittenTables.parse;
 import static io.dimstream.table.SparkWrittenTablesTest.rows;
 import static io.dimstream.table.SparkWrittenTablesTest.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dimstream.fixtures.SparkWrittenTables;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
@@ -85,7 +86,7 @@ class SparkWrittenCommitsTest {
     firstClosed(expected, 1003).put("name", "Corrected Name");
 
     long before = table.latest().version();
-    CommitResult r = table.commit(changes, Map.of("spark-written-commits", 1L), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).txns(Map.of("spark-written-commits", 1L)).apply(changes);
     assertThat(r.committed()).isTrue();
     assertThat(table.latest().version()).isGreaterThan(before);
     assertRows(copy, expected);
@@ -97,11 +98,11 @@ class SparkWrittenCommitsTest {
     open.put("valid_to", LATER.toString()).put("is_current", false);
     next.put("valid_from", LATER.toString()).put("city", "Bergen");
     expected.add(next);
-    table.commit(changes, Map.of("spark-written-commits", 2L), "MERGE");
+    table.newCommit(Operation.MERGE).txns(Map.of("spark-written-commits", 2L)).apply(changes);
     assertRows(copy, expected);
     assertThat(rows(spec, table.latest().history(new BusinessKey(List.of(1001L)))))
         .containsExactlyInAnyOrderElementsOf(expected.stream().filter(n -> n.get("customer_id").asLong() == 1001)
-            .map(SparkWrittenTablesTest::normalize).toList());
+            .map(SparkWrittenTables::normalize).toList());
 
     // a fresh process (no index in memory) rebuilds the index from Spark's files and commits again
     DeltaTable reopened = DeltaTable.open(copy);
@@ -111,18 +112,18 @@ class SparkWrittenCommitsTest {
     open.put("valid_to", LATER.toString()).put("is_current", false);
     next.put("valid_from", LATER.toString()).put("city", "Bergen");
     expected.add(next);
-    reopened.commit(changes, Map.of("spark-written-commits", 3L), "MERGE");
+    reopened.newCommit(Operation.MERGE).txns(Map.of("spark-written-commits", 3L)).apply(changes);
     assertRows(copy, expected);
 
     reopened.optimize();
-    reopened.compact(true);
+    reopened.newCompaction().runFull();
     reopened.checkpoint();
     reopened.vacuum(Duration.ZERO);
     assertRows(copy, expected);
   }
 
   private static void assertRows(Path table, List<ObjectNode> expected) {
-    List<String> want = expected.stream().map(SparkWrittenTablesTest::normalize).toList();
+    List<String> want = expected.stream().map(SparkWrittenTables::normalize).toList();
     DeltaTable t = DeltaTable.open(table);
     assertThat(rows(t.spec(), scan(t.latest()))).containsExactlyInAnyOrderElementsOf(want);
     assertThat(rows(t.spec(), KernelReader.latest(table, t.spec()))).containsExactlyInAnyOrderElementsOf(want);
