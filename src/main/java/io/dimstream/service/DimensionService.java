@@ -121,7 +121,10 @@ public final class DimensionService implements AutoCloseable {
       LOG.info("Embedded Kafka broker up at {} in {} ms (data in {})", broker.bootstrapServers(),
           (System.nanoTime() - t0) / 1_000_000, dataDir.resolve("kafka").toAbsolutePath());
     }
-    TopicProvisioner.Provisioned topics = TopicProvisioner.provision(kafka, spec);
+    // brokers that are down at start are waited for, with a log line per attempt, rather than ending the process
+    KafkaWait kafkaWait = new KafkaWait(kafka, broker != null ? java.time.Duration.ZERO : spec.service().kafkaWait());
+    TopicProvisioner.Provisioned topics = kafkaWait.run("create the topics",
+        () -> TopicProvisioner.provision(kafka, spec));
     sizes = topics.sizes();
 
     table = TableSinkAdapter.openOrCreate(spec);
@@ -157,7 +160,10 @@ public final class DimensionService implements AutoCloseable {
     props.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
         "dimstream-" + spec.name() + "-" + Integer.toHexString(owner().hashCode()));
     String applicationId = props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-    StatePartitions.check(kafka, spec, applicationId, topics.changesPartitions());
+    kafkaWait.run("read the state's partitions", () -> {
+      StatePartitions.check(kafka, spec, applicationId, topics.changesPartitions());
+      return null;
+    });
     streams = new KafkaStreams(builder.build(), props);
     streams.setUncaughtExceptionHandler(e -> {
       threads.failed(e);
