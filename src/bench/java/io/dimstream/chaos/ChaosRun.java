@@ -47,7 +47,7 @@ public final class ChaosRun {
       boolean net = true;
       Path work = null;
       double catchUp = 10;
-      int tracks = 3;
+      int tracks = 1;
       boolean faults = true;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
