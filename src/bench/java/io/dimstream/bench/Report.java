@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -19,8 +18,9 @@ import java.util.stream.Collectors;
 
 /**
  * {@code bench/run --report}: rewrites the results section of docs/performance.md (between its begin and end
- * markers) and its SVG figures from one results file, and keeps a copy of that file beside the figures, so every
- * number the section shows is one a run printed. Usage: {@code Report RESULTS.jsonl docs/performance.md FIGURE_DIR}.
+ * markers) and its SVG figures from one or more results files, and keeps the lines it shows beside the figures, so
+ * every number the section shows is one a run printed. Given several runs, each benchmark's figures come from the
+ * last run that has it. Usage: {@code Report RESULTS.jsonl [MORE.jsonl ...] docs/performance.md FIGURE_DIR}.
  */
 public final class Report {
   static final String BEGIN = "<!-- bench-report:begin -->";
@@ -28,6 +28,8 @@ public final class Report {
   private static final Pattern PERCENTILE = Pattern.compile("(.+)_(p50|p95|p99|median|max)(_ms)?");
   /** The parameters that tell two rows of one metric apart in a label, in this order. */
   private static final List<String> LABEL_PARAMS = List.of("app", "run", "keys", "changes", "versions");
+  /** Per-thread CPU lines: hundreds per run, for profiling, too many for the page's table. */
+  private static final String THREAD_CPU = "cpu_us_per_event_thread_group";
 
   private Report() {}
 
@@ -45,16 +47,20 @@ public final class Report {
   }
 
   public static void main(String[] args) throws IOException {
-    if (args.length != 3) {
-      System.err.println("usage: Report RESULTS.jsonl docs/performance.md FIGURE_DIR");
+    if (args.length < 3) {
+      System.err.println("usage: Report RESULTS.jsonl [MORE-RESULTS.jsonl ...] docs/performance.md FIGURE_DIR");
       System.exit(2);
     }
-    Path results = Path.of(args[0]);
-    Path doc = Path.of(args[1]);
-    Path dir = Path.of(args[2]);
-    List<Figure> figures = read(results);
+    List<Run> runs = new ArrayList<>();
+    for (int i = 0; i < args.length - 2; i++) {
+      runs.addAll(Run.readAll(Path.of(args[i])));
+    }
+    Path doc = Path.of(args[args.length - 2]);
+    Path dir = Path.of(args[args.length - 1]);
+    List<Run> kept = newestPerBench(runs);
+    List<Figure> figures = kept.stream().flatMap(r -> r.figures().stream()).toList();
     Files.createDirectories(dir);
-    Files.copy(results, dir.resolve("results.jsonl"), StandardCopyOption.REPLACE_EXISTING);
+    Files.write(dir.resolve("results.jsonl"), kept.stream().flatMap(r -> r.lines().stream()).toList());
     String rel = doc.toAbsolutePath().getParent().relativize(dir.toAbsolutePath()).toString();
     List<String> images = new ArrayList<>();
     chart(dir, "ratios.svg", RatioChart.render(figures), images, rel,
@@ -68,25 +74,107 @@ public final class Report {
       throw new IllegalStateException(doc + " has no section between " + BEGIN + " and " + END
           + "; add the two markers where the results belong");
     }
-    String section = section(figures, rel + "/results.jsonl", images);
+    String section = section(kept, rel + "/results.jsonl", images);
     Files.writeString(doc, text.substring(0, b + BEGIN.length()) + "\n" + section + text.substring(e));
-    System.err.println("bench/run: wrote the results of " + results + " into " + doc + " and " + dir);
+    System.err.println("bench/run: wrote the results of " + runs.stream().map(r -> r.file().toString())
+        .collect(Collectors.joining(", ")) + " into " + doc + " and " + dir);
   }
 
-  static List<Figure> read(Path results) throws IOException {
-    ObjectMapper json = new ObjectMapper();
-    List<Figure> out = new ArrayList<>();
-    for (String line : Files.readAllLines(results)) {
-      if (!line.startsWith("{")) {
-        continue;
+  /**
+   * Each benchmark's figures from the newest run (the last file given) that has it, so that a run of one benchmark
+   * updates its figures without dropping the others'; runs left with no benchmark are dropped.
+   */
+  static List<Run> newestPerBench(List<Run> runs) {
+    Map<String, Integer> owner = new LinkedHashMap<>();
+    for (int i = 0; i < runs.size(); i++) {
+      for (Figure f : runs.get(i).figures()) {
+        if (!Run.isRunLine(f)) {
+          owner.put(f.bench(), i);
+        }
       }
-      JsonNode n = json.readTree(line);
-      Map<String, String> params = new LinkedHashMap<>();
-      n.path("params").fields().forEachRemaining(p -> params.put(p.getKey(), p.getValue().asText()));
-      out.add(new Figure(n.path("bench").asText(), n.path("metric").asText(), n.path("value").asText(),
-          n.path("unit").asText(), params));
+    }
+    List<Run> out = new ArrayList<>();
+    for (int i = 0; i < runs.size(); i++) {
+      int run = i;
+      Run kept = runs.get(i).only(bench -> owner.get(bench) == run);
+      if (!kept.benches().isEmpty()) {
+        out.add(kept);
+      }
+    }
+    if (out.isEmpty()) {
+      throw new IllegalStateException("no benchmark figures in " + runs.stream().map(r -> r.file().toString())
+          .collect(Collectors.joining(", ")));
     }
     return out;
+  }
+
+  /** One results file: the lines as printed and their figures, the machine lines first. */
+  record Run(Path file, List<String> lines, List<Figure> figures) {
+    /** The runs of a results file: a file bench/run wrote holds one; a kept report's file may hold several. */
+    static List<Run> readAll(Path file) throws IOException {
+      List<Run> runs = new ArrayList<>();
+      List<String> lines = null;
+      List<Figure> figures = null;
+      ObjectMapper json = new ObjectMapper();
+      for (String line : Files.readAllLines(file)) {
+        if (!line.startsWith("{")) {
+          continue;
+        }
+        Figure f = figure(json.readTree(line));
+        if (f.bench().equals("machine") && f.metric().equals("cores")) {
+          lines = new ArrayList<>();
+          figures = new ArrayList<>();
+          runs.add(new Run(file, lines, figures));
+        } else if (lines == null) {
+          throw new IllegalStateException(file + " does not begin with a machine line; give a file bench/run wrote");
+        }
+        lines.add(line);
+        figures.add(f);
+      }
+      if (runs.isEmpty()) {
+        throw new IllegalStateException(file + " has no machine line; give a file bench/run wrote");
+      }
+      return runs;
+    }
+
+    /** The machine's and the suite's lines describe the run, not one benchmark. */
+    static boolean isRunLine(Figure f) {
+      return f.bench().equals("machine") || f.bench().equals("suite");
+    }
+
+    Run only(java.util.function.Predicate<String> bench) {
+      List<String> l = new ArrayList<>();
+      List<Figure> f = new ArrayList<>();
+      for (int i = 0; i < figures.size(); i++) {
+        if (isRunLine(figures.get(i)) || bench.test(figures.get(i).bench())) {
+          l.add(lines.get(i));
+          f.add(figures.get(i));
+        }
+      }
+      return new Run(file, l, f);
+    }
+
+    Set<String> benches() {
+      return figures.stream().filter(f -> !isRunLine(f)).map(Figure::bench)
+          .collect(Collectors.toCollection(LinkedHashSet::new));
+    }
+
+    Figure machine() {
+      return figures.stream().filter(f -> f.bench().equals("machine") && f.metric().equals("cores")).findFirst()
+          .orElseThrow(() -> new IllegalStateException(file + " has no machine line; give a file bench/run wrote"));
+    }
+
+    String loadAfter() {
+      return figures.stream().filter(f -> f.bench().equals("machine") && f.metric().equals("cores_after"))
+          .findFirst().map(f -> f.params().getOrDefault("load_avg_1m", "?")).orElse(null);
+    }
+  }
+
+  private static Figure figure(JsonNode n) {
+    Map<String, String> params = new LinkedHashMap<>();
+    n.path("params").fields().forEachRemaining(p -> params.put(p.getKey(), p.getValue().asText()));
+    return new Figure(n.path("bench").asText(), n.path("metric").asText(), n.path("value").asText(),
+        n.path("unit").asText(), params);
   }
 
   private static void chart(Path dir, String name, String svg, List<String> images, String rel, String alt)
@@ -100,27 +188,31 @@ public final class Report {
     images.add("![" + alt + "](" + rel + "/" + name + ")");
   }
 
-  static String section(List<Figure> figures, String source, List<String> images) {
-    Figure machine = figures.stream().filter(f -> f.bench().equals("machine") && f.metric().equals("cores"))
-        .findFirst().orElseThrow(() -> new IllegalStateException("the results file has no machine line"));
-    Figure after = figures.stream().filter(f -> f.bench().equals("machine") && f.metric().equals("cores_after"))
-        .findFirst().orElse(null);
-    Map<String, String> m = machine.params();
+  static String section(List<Run> runs, String source, List<String> images) {
+    Map<String, String> m = runs.get(0).machine().params();
     StringBuilder s = new StringBuilder();
     s.append("<!-- written by `bench/run --report` from ").append(source).append("; edit the method above, not this -->\n\n");
-    s.append("Run of ").append(m.getOrDefault("date", "an unrecorded date")).append(", commit `")
-        .append(m.getOrDefault("commit", "unknown")).append("`, `").append(m.getOrDefault("mode", "?"))
-        .append("` mode. Machine: ").append(machine.value()).append(" cores (").append(m.getOrDefault("cpu", "?"))
+    s.append("Machine: ").append(runs.get(0).machine().value()).append(" cores (").append(m.getOrDefault("cpu", "?"))
         .append("), ").append(m.getOrDefault("memory_mib", "?")).append(" MiB, ").append(m.getOrDefault("java", "?"))
-        .append("; load average ").append(m.getOrDefault("load_avg_1m", "?")).append(" before the run");
-    if (after != null) {
-      s.append(" and ").append(after.params().getOrDefault("load_avg_1m", "?")).append(" after it");
+        .append(". The figures: [").append(source).append("](").append(source).append(").\n\n");
+    for (Run run : runs) {
+      Map<String, String> r = run.machine().params();
+      s.append(runs.size() > 1 ? "- " : "").append("Run of ").append(r.getOrDefault("date", "an unrecorded date"))
+          .append(", commit `").append(r.getOrDefault("commit", "unknown")).append("`, `")
+          .append(r.getOrDefault("mode", "?")).append("` mode, load average ").append(r.getOrDefault("load_avg_1m", "?"))
+          .append(" before the run");
+      String after = run.loadAfter();
+      if (after != null) {
+        s.append(" and ").append(after).append(" after it");
+      }
+      s.append(": ").append(String.join(", ", run.benches())).append(".\n");
     }
-    s.append(". The figures: [").append(source).append("](").append(source).append(").\n\n");
+    s.append("\n");
     images.forEach(i -> s.append(i).append("\n\n"));
+    s.append("Per-thread CPU figures (`").append(THREAD_CPU).append("`) are in the results file only.\n\n");
     s.append("| bench | metric | value | unit | params |\n|---|---|---:|---|---|\n");
-    for (Figure f : figures) {
-      if (f.bench().equals("machine")) {
+    for (Figure f : runs.stream().flatMap(r -> r.figures().stream()).toList()) {
+      if (Run.isRunLine(f) && !f.bench().equals("suite") || f.metric().equals(THREAD_CPU)) {
         continue;
       }
       String params = f.params().entrySet().stream().map(p -> p.getKey() + "=" + p.getValue())

@@ -1,8 +1,9 @@
 package io.dimstream.cli;
 
+import static io.dimstream.fixtures.SparkWrittenTables.lines;
+import static io.dimstream.fixtures.SparkWrittenTables.normalize;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.fixtures.SparkWrittenTables;
@@ -16,12 +17,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,7 +37,7 @@ class SparkWrittenCommandsTest {
   Path dir;
 
   static Stream<String> fixtures() {
-    return Stream.of("base", "dv-delete", "dv-update", "int96-optimize", "optimize-micros", "checkpoint-nostats");
+    return SparkWrittenTables.names();
   }
 
   @ParameterizedTest
@@ -131,7 +129,7 @@ class SparkWrittenCommandsTest {
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     DeltaTable after = DeltaTable.open(table);
     assertThat(after.latest().version()).isEqualTo(before + 1);
-    List<String> want = expected.stream().map(SparkWrittenCommandsTest::normalize).toList();
+    List<String> want = expected.stream().map(SparkWrittenTables::normalize).toList();
     assertThat(rows(after.latest().scan().toList(), after.spec())).containsExactlyInAnyOrderElementsOf(want);
     assertThat(rows(KernelReader.latest(table, after.spec()), after.spec())).containsExactlyInAnyOrderElementsOf(want);
     QueryCommandTest.Run verify = QueryCommandTest.run(new TableCommand(), "verify", "--table", table.toString());
@@ -151,14 +149,6 @@ class SparkWrittenCommandsTest {
       out.set(c, row.get(c));
     }
     return out;
-  }
-
-  private static List<String> lines(String name) {
-    try {
-      return Files.readAllLines(SparkWrittenTables.expectedRows(name)).stream().filter(l -> !l.isBlank()).toList();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 
   /** Versions as Delta rows (column=value, sorted), timestamps as instants. */
@@ -185,25 +175,5 @@ class SparkWrittenCommandsTest {
 
   private static String micros(long epochMicros) {
     return Instant.EPOCH.plus(epochMicros, java.time.temporal.ChronoUnit.MICROS).toString();
-  }
-
-  private static String normalize(JsonNode row) {
-    Map<String, String> out = new TreeMap<>();
-    row.fields().forEachRemaining(e -> out.put(e.getKey(), text(e.getValue())));
-    return out.toString();
-  }
-
-  private static String text(JsonNode v) {
-    if (v == null || v.isNull()) {
-      return "null";
-    }
-    if (v.isTextual()) {
-      try {
-        return OffsetDateTime.parse(v.asText()).toInstant().toString();
-      } catch (DateTimeParseException e) {
-        return v.asText();
-      }
-    }
-    return v.asText();
   }
 }

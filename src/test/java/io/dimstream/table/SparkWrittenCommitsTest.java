@@ -1,14 +1,15 @@
 package io.dimstream.table;
 
 import static io.dimstream.table.SparkWrittenTablesTest.copy;
-import static io.dimstream.table.SparkWrittenTablesTest.lines;
-import static io.dimstream.table.SparkWrittenTablesTest.normalize;
-import static io.dimstream.table.SparkWrittenTablesTest.parse;
+import static io.dimstream.fixtures.SparkWrittenTables.lines;
+import static io.dimstream.fixtures.SparkWrittenTables.normalize;
+import static io.dimstream.fixtures.SparkWrittenTables.parse;
 import static io.dimstream.table.SparkWrittenTablesTest.rows;
 import static io.dimstream.table.SparkWrittenTablesTest.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dimstream.fixtures.SparkWrittenTables;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
@@ -101,7 +102,7 @@ class SparkWrittenCommitsTest {
     assertRows(copy, expected);
     assertThat(rows(spec, table.latest().history(new BusinessKey(List.of(1001L)))))
         .containsExactlyInAnyOrderElementsOf(expected.stream().filter(n -> n.get("customer_id").asLong() == 1001)
-            .map(SparkWrittenTablesTest::normalize).toList());
+            .map(SparkWrittenTables::normalize).toList());
 
     // a fresh process (no index in memory) rebuilds the index from Spark's files and commits again
     DeltaTable reopened = DeltaTable.open(copy);
@@ -122,7 +123,7 @@ class SparkWrittenCommitsTest {
   }
 
   private static void assertRows(Path table, List<ObjectNode> expected) {
-    List<String> want = expected.stream().map(SparkWrittenTablesTest::normalize).toList();
+    List<String> want = expected.stream().map(SparkWrittenTables::normalize).toList();
     DeltaTable t = DeltaTable.open(table);
     assertThat(rows(t.spec(), scan(t.latest()))).containsExactlyInAnyOrderElementsOf(want);
     assertThat(rows(t.spec(), KernelReader.latest(table, t.spec()))).containsExactlyInAnyOrderElementsOf(want);

@@ -1,5 +1,8 @@
 package io.dimstream.table;
 
+import static io.dimstream.fixtures.SparkWrittenTables.lines;
+import static io.dimstream.fixtures.SparkWrittenTables.normalize;
+import static io.dimstream.fixtures.SparkWrittenTables.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,12 +20,9 @@ import io.dimstream.table.internal.log.TableState;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnValues;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +44,7 @@ class SparkWrittenTablesTest {
   Path dir;
 
   static Stream<String> fixtures() {
-    return Stream.of("base", "dv-delete", "dv-update", "int96-optimize", "optimize-micros", "checkpoint-nostats");
+    return SparkWrittenTables.names();
   }
 
   @ParameterizedTest
@@ -206,8 +206,8 @@ class SparkWrittenTablesTest {
     DeltaTable table = DeltaTable.open(SparkWrittenTables.table("dv-update"));
     DimensionSpec spec = table.spec();
     for (long id : List.of(1002L, 1004L, 1012L)) {
-      List<String> expected = lines("dv-update").stream().map(SparkWrittenTablesTest::parse)
-          .filter(n -> n.get("customer_id").asLong() == id).map(SparkWrittenTablesTest::normalize).toList();
+      List<String> expected = lines("dv-update").stream().map(SparkWrittenTables::parse)
+          .filter(n -> n.get("customer_id").asLong() == id).map(SparkWrittenTables::normalize).toList();
       assertThat(rows(spec, table.latest().history(new BusinessKey(List.of(id)))))
           .as("key %d", id).containsExactlyInAnyOrderElementsOf(expected);
     }
@@ -229,44 +229,7 @@ class SparkWrittenTablesTest {
   }
 
   static List<String> expectedRows(String name) {
-    return lines(name).stream().map(SparkWrittenTablesTest::parse).map(SparkWrittenTablesTest::normalize).toList();
-  }
-
-  static List<String> lines(String name) {
-    try {
-      return Files.readAllLines(SparkWrittenTables.expectedRows(name)).stream().filter(l -> !l.isBlank()).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  static JsonNode parse(String line) {
-    try {
-      return JSON.readTree(line);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** A row as sorted column=value text; timestamps as instants, so Spark's micro digits and ours compare equal. */
-  static String normalize(JsonNode row) {
-    Map<String, String> out = new TreeMap<>();
-    row.fields().forEachRemaining(e -> out.put(e.getKey(), text(e.getValue())));
-    return out.toString();
-  }
-
-  private static String text(JsonNode v) {
-    if (v == null || v.isNull()) {
-      return "null";
-    }
-    if (v.isTextual()) {
-      try {
-        return OffsetDateTime.parse(v.asText()).toInstant().toString();
-      } catch (DateTimeParseException e) {
-        return v.asText();
-      }
-    }
-    return v.asText();
+    return SparkWrittenTables.normalizedRows(name);
   }
 
   /** Versions as the rows a Delta reader shows: every column by name, is_current included. */

@@ -3,13 +3,9 @@ package io.dimstream.query.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.cli.Main;
-import io.dimstream.model.BusinessKey;
-import io.dimstream.model.Version;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.HistoryQueries;
-import io.dimstream.query.LiveQueries;
 import io.dimstream.query.TimeTravel;
-import io.dimstream.spec.DimensionSpec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -20,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -49,7 +44,7 @@ class HttpReferenceExamplesTest {
     assertThat(examples).as("curl examples in docs/reference/http.md").hasSizeGreaterThanOrEqualTo(5);
 
     try (QueryServer server = QueryServer.builder().bind("127.0.0.1", 0)
-        .dimension(new DimensionEndpoint(new TableLiveQueries(queries), DimensionEndpoint.CommitHistory.NONE,
+        .dimension(new DimensionEndpoint(new ListLiveQueries(queries), DimensionEndpoint.CommitHistory.NONE,
             ServiceMetrics.NONE))
         .build().start()) {
       HttpClient http = HttpClient.newHttpClient();
@@ -104,33 +99,5 @@ class HttpReferenceExamplesTest {
       }
     }
     return out;
-  }
-
-  /** The live queries of one instance that owns every key, answered from the table. */
-  private record TableLiveQueries(HistoryQueries queries) implements LiveQueries {
-    @Override
-    public DimensionSpec spec() {
-      return queries.spec();
-    }
-
-    @Override
-    public Optional<Version> current(BusinessKey key) {
-      return queries.current(key);
-    }
-
-    @Override
-    public List<Version> history(BusinessKey key) {
-      return queries.history(key);
-    }
-
-    @Override
-    public Optional<Version> asOf(BusinessKey key, long at) {
-      return queries.asOf(key, at);
-    }
-
-    @Override
-    public Optional<InstanceAddress> ownerOf(BusinessKey key) {
-      return Optional.empty();
-    }
   }
 }

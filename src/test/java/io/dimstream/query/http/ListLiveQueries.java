@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** {@link LiveQueries} over a list of versions, with a routing function for multi-instance tests. */
+/**
+ * {@link LiveQueries} over a fixed history (a list of versions, or a table's), with a routing function for
+ * multi-instance tests.
+ */
 final class ListLiveQueries implements LiveQueries {
   private final HistoryQueries queries;
   private final Function<BusinessKey, Optional<InstanceAddress>> owners;
@@ -20,7 +23,16 @@ final class ListLiveQueries implements LiveQueries {
   }
 
   ListLiveQueries(DimensionSpec spec, List<Version> versions, Function<BusinessKey, Optional<InstanceAddress>> owners) {
-    this.queries = new HistoryQueries(new ListVersionSource(spec, versions));
+    this(new HistoryQueries(new ListVersionSource(spec, versions)), owners);
+  }
+
+  /** One instance that owns every key, answering from {@code queries}. */
+  ListLiveQueries(HistoryQueries queries) {
+    this(queries, k -> Optional.empty());
+  }
+
+  private ListLiveQueries(HistoryQueries queries, Function<BusinessKey, Optional<InstanceAddress>> owners) {
+    this.queries = queries;
     this.owners = owners;
   }
 
