@@ -412,7 +412,17 @@ public final class Compactor implements Runnable, AutoCloseable {
   private List<TopicPartition> partitionsOf(KafkaConsumer<byte[], byte[]> c, String topic) {
     long deadline = clock.millis() + TOPIC_WAIT.toMillis();
     while (running.get()) {
-      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+      List<PartitionInfo> infos;
+      try {
+        infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        // The brokers do not answer (a network cut, a cluster restart): the topic is not known to be missing, so the
+        // compactor waits for them as the service's start does, instead of stopping the whole service.
+        LOG.warn("Compactor of {} cannot reach the brokers to read the partitions of {} ({}); trying again",
+            spec.name(), topic, e.getMessage());
+        deadline = clock.millis() + TOPIC_WAIT.toMillis();
+        continue;
+      }
       if (infos != null && !infos.isEmpty()) {
         return infos.stream().map(i -> new TopicPartition(topic, i.partition())).sorted(
             java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
