@@ -77,7 +77,7 @@ final class FaultSchedule implements AutoCloseable {
         if (f != null) {
           record(f);
         }
-        sleep(1_000 + r.nextInt(2_000));
+        sleep(500 + r.nextInt(1_500));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -90,7 +90,7 @@ final class FaultSchedule implements AutoCloseable {
   private Fault brokerFault(Random r) throws Exception {
     int i = r.nextInt(brokers.size());
     Child node = brokers.node(i);
-    long down = 1_000 + r.nextInt(4_000);
+    long down = 500 + r.nextInt(2_500);
     int starts = brokers.starts(i);
     long start = System.currentTimeMillis();
     node.kill();
@@ -185,7 +185,7 @@ final class FaultSchedule implements AutoCloseable {
       }
       case PARTITION_FROM_BROKERS, PARTITION_FROM_STORE -> {
         boolean fromStore = kind == Fault.Kind.PARTITION_FROM_STORE;
-        long cut = 10_000 + r.nextInt(10_000);
+        long cut = 10_000 + r.nextInt(5_000);
         network.cut(i, fromStore ? storePorts : brokers.clientPorts());
         try {
           sleep(cut);
