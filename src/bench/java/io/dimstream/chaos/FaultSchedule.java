@@ -55,11 +55,12 @@ final class FaultSchedule implements AutoCloseable {
   }
 
   void start() {
-    tracks.add(new Thread(() -> track(this::brokerFault, new Random(seed * 31 + 7)), "chaos-faults-brokers"));
+    tracks.add(new Thread(() -> track(this::brokerFault, new Random(seed * 31 + 7), 200, 500),
+        "chaos-faults-brokers"));
     int n = Math.min(instanceTracks, instances.size());
     for (int t = 0; t < n; t++) {
       int track = t;
-      tracks.add(new Thread(() -> track(this::instanceFault, new Random(seed * 31 + 11 + track)),
+      tracks.add(new Thread(() -> track(this::instanceFault, new Random(seed * 31 + 11 + track), 1_000, 1_500),
           "chaos-faults-instances-" + t));
     }
     tracks.forEach(Thread::start);
@@ -69,15 +70,19 @@ final class FaultSchedule implements AutoCloseable {
     Fault run(Random r) throws Exception;
   }
 
-  private void track(Step step, Random r) {
+  /**
+   * Runs faults until {@link #close}, {@code minGapMs} + up to {@code gapSpreadMs} apart. The broker track's gaps are
+   * short: each of its faults already waits for the restarted node to be in sync, 15–30 s on a small machine.
+   */
+  private void track(Step step, Random r, int minGapMs, int gapSpreadMs) {
     try {
-      sleep(1_000 + r.nextInt(4_000)); // the tracks start apart
+      sleep(minGapMs + r.nextInt(4_000)); // the tracks start apart
       while (!stopping.get()) {
         Fault f = step.run(r);
         if (f != null) {
           record(f);
         }
-        sleep(500 + r.nextInt(1_500));
+        sleep(minGapMs / 2 + r.nextInt(gapSpreadMs));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -90,7 +95,7 @@ final class FaultSchedule implements AutoCloseable {
   private Fault brokerFault(Random r) throws Exception {
     int i = r.nextInt(brokers.size());
     Child node = brokers.node(i);
-    long down = 500 + r.nextInt(2_500);
+    long down = 200 + r.nextInt(1_000);
     int starts = brokers.starts(i);
     long start = System.currentTimeMillis();
     node.kill();
