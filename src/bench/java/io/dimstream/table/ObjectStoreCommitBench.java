@@ -12,6 +12,7 @@ import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.S3ProxyServer;
+import io.dimstream.table.internal.files.DataFileTails;
 import io.dimstream.table.internal.index.CurrentRowIndex;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +63,7 @@ public final class ObjectStoreCommitBench {
     for (long k = 0; k < keys; k++) {
       open.add(Versions.version(k, 0, null, "v" + k));
     }
-    DeltaTable.open(local).commit(Versions.upserts(open.toArray(Version[]::new)), Map.of(), "WRITE");
+    DeltaTable.open(local).newCommit(Operation.WRITE).apply(Versions.upserts(open.toArray(Version[]::new)));
     open = null;
     try (S3ProxyServer s3 = S3ProxyServer.inMemory()) {
       ObjectStore remote = s3.store("bench", "customers");
@@ -143,6 +144,10 @@ public final class ObjectStoreCommitBench {
       req[i] = one.counts();
     }
     emitMedians(what, ms, req, p, "lookups", lookups);
+    if (s3 != null) {
+      // what the process keeps to skip files: the tails (footers, bloom filters) of the data files it opened
+      emit("s3", what + "_tail_cache", DataFileTails.size() / 1024, "KiB", p);
+    }
   }
 
   /** {@code n} commits of {@code changed} versions: median latency and requests, and the 90th percentile latency. */
@@ -180,7 +185,7 @@ public final class ObjectStoreCommitBench {
       versions.add(Versions.version(k, 0, (long) hour, "v" + k));
       versions.add(Versions.version(k, hour, null, "w" + k));
     }
-    CommitResult r = t.commit(Versions.upserts(versions.toArray(Version[]::new)), Map.of(), "MERGE");
+    CommitResult r = t.newCommit(Operation.MERGE).apply(Versions.upserts(versions.toArray(Version[]::new)));
     if (r.attempts() != 1 || r.rowsUpdated() != changed / 2) {
       throw new IllegalStateException("unexpected commit: " + r);
     }

@@ -13,6 +13,7 @@ import io.dimstream.enrich.streams.EnrichmentTopology;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
+import io.dimstream.table.DeltaTable;
 import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
@@ -58,7 +59,7 @@ public final class DimensionService implements AutoCloseable {
   private EmbeddedKafkaBroker broker;
   private volatile KafkaStreams streams;
   private CompactorRunner compactor;
-  private TableSinkAdapter table;
+  private DeltaTable table;
   private Map<String, Object> kafka;
   private QueryServer queryServer;
   private StreamsLiveQueries liveQueries;
@@ -125,7 +126,7 @@ public final class DimensionService implements AutoCloseable {
     }
     // The table is read from its store while the topics are checked on the brokers: both are round trips to other
     // services, and a restarted instance then waits for the slower of the two instead of their sum.
-    FutureTask<TableSinkAdapter> opening = new FutureTask<>(() -> TableSinkAdapter.openOrCreate(spec));
+    FutureTask<DeltaTable> opening = new FutureTask<>(() -> Compactor.openTable(spec));
     Thread opener = new Thread(opening, "open-table-" + spec.name());
     opener.setDaemon(true);
     opener.start();
@@ -204,7 +205,7 @@ public final class DimensionService implements AutoCloseable {
   }
 
   /** The table {@code opening} opened, or what it threw. */
-  private static TableSinkAdapter opened(FutureTask<TableSinkAdapter> opening) {
+  private static DeltaTable opened(FutureTask<DeltaTable> opening) {
     try {
       return opening.get();
     } catch (ExecutionException e) {
@@ -225,19 +226,19 @@ public final class DimensionService implements AutoCloseable {
    * The attribute layouts of the specs the table was evolved from, checked against this spec so that a bad table
    * property stops the start rather than every stream thread.
    */
-  private StateLayouts stateLayouts(TableSinkAdapter table) {
+  private StateLayouts stateLayouts(DeltaTable table) {
     try {
-      StateLayouts layouts = StateLayouts.parse(table.table().properties().get(StateLayouts.PROPERTY));
+      StateLayouts layouts = StateLayouts.parse(table.properties().get(StateLayouts.PROPERTY));
       new StateBinary(spec, layouts);
       return layouts;
     } catch (IllegalArgumentException e) {
-      throw ServiceErrors.unreadableStateLayouts(table.table().location(), e.getMessage());
+      throw ServiceErrors.unreadableStateLayouts(table.location(), e.getMessage());
     }
   }
 
   /** Binds the query endpoint first: Kafka Streams must know its real port as {@code application.server}. */
   private void startQueryServer() {
-    DeltaVersionTable versions = new DeltaVersionTable(table.table());
+    DeltaVersionTable versions = new DeltaVersionTable(table);
     liveQueries = new StreamsLiveQueries(spec, new TableLiveQueries(versions));
     queryServer = QueryServer.builder()
         .bind(spec.service().httpHost(), spec.service().httpPort())
@@ -312,7 +313,8 @@ public final class DimensionService implements AutoCloseable {
     return sizes;
   }
 
-  public TableSinkAdapter table() {
+  /** The dimension's table, as its compactor writes it. */
+  public DeltaTable table() {
     return table;
   }
 

@@ -19,7 +19,6 @@ import com.azure.storage.blob.options.BlobUploadFromFileOptions;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -28,9 +27,9 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,12 +39,10 @@ import org.slf4j.LoggerFactory;
  * through {@code azure-storage-blob}. Put-if-absent is a Put Blob with {@code If-None-Match: *}: 409 BlobAlreadyExists
  * (or 412) means the key exists. Nothing is ever renamed. Reads are ranged GETs. Throttling (503 ServerBusy, 429) and
  * transient errors (500, 502, 504, time-outs, broken connections) are retried here with exponential backoff and full
- * jitter; after a conditional create whose answer was lost, the object is read back and compared.
+ * jitter; a conditional create whose answer was lost is resolved by {@link StoreRetries}, as on S3.
  */
 public final class AzureStore implements ObjectStore {
   private static final Logger LOG = LoggerFactory.getLogger(AzureStore.class);
-  /** A ranged read fetches at least this much, so that a Parquet footer and a small file's row groups take one GET. */
-  static final int READ_BLOCK = 1 << 20;
   /** Files larger than this are uploaded in blocks of this size (Put Block, Put Block List). */
   private static final long UPLOAD_BLOCK = 8L << 20;
 
@@ -55,6 +52,7 @@ public final class AzureStore implements ObjectStore {
   private final String root;
   private final Duration timeout;
   private final int maxAttempts;
+  private final StoreRetries retries;
 
   AzureStore(AzureClients clients, TableLocation location, AzureSettings settings) {
     this.container = clients.service().getBlobContainerClient(location.container());
@@ -62,6 +60,7 @@ public final class AzureStore implements ObjectStore {
     this.root = location.prefix().isEmpty() ? "" : location.prefix() + "/";
     this.timeout = settings.requestTimeout();
     this.maxAttempts = settings.maxAttempts();
+    this.retries = new StoreRetries(maxAttempts);
   }
 
   @Override
@@ -102,7 +101,7 @@ public final class AzureStore implements ObjectStore {
         }
         LOG.debug("{}: {} failed ({}); trying again", describe(key), what, e.toString());
       }
-      backoff(attempt);
+      StoreRetries.backoff(attempt);
     }
   }
 
@@ -157,20 +156,10 @@ public final class AzureStore implements ObjectStore {
 
   @Override
   public byte[] read(String key) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      BlobDownloadContentResponse r = call("read", key, () -> blob(key).downloadContentWithResponse(
-          new DownloadRetryOptions().setMaxRetryRequests(maxAttempts), null, null, false, null, Context.NONE));
-      byte[] bytes = r.getValue().toBytes();
-      String problem = wholeObjectProblem(r, bytes);
-      if (problem == null) {
-        return bytes;
-      }
-      if (attempt >= maxAttempts) {
-        throw new IOException(describe(key) + ": " + problem + " in each of " + maxAttempts + " attempts");
-      }
-      LOG.warn("{}: {}; reading it again", describe(key), problem);
-      backoff(attempt);
-    }
+    BlobDownloadContentResponse r = retries.readChecked(describe(key), () -> call("read", key,
+        () -> blob(key).downloadContentWithResponse(new DownloadRetryOptions().setMaxRetryRequests(maxAttempts), null,
+            null, false, null, Context.NONE)), a -> wholeObjectProblem(a, a.getValue().toBytes()));
+    return r.getValue().toBytes();
   }
 
   /** Why a whole-object answer cannot be trusted, or null: its length and its stored MD5 must match the bytes. */
@@ -195,11 +184,10 @@ public final class AzureStore implements ObjectStore {
   }
 
   /** Bytes {@code [from, from + len)} of {@code key} (fewer at the object's end), with the object's length. */
-  private Range getRange(String key, long from, long len) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      BlobDownloadContentResponse r;
+  private ReadAhead.Range getRange(String key, long from, long len) throws IOException {
+    BlobDownloadContentResponse r = retries.readChecked(describe(key), () -> {
       try {
-        r = call("read", key, () -> blob(key).downloadContentWithResponse(
+        return call("read", key, () -> blob(key).downloadContentWithResponse(
             new DownloadRetryOptions().setMaxRetryRequests(maxAttempts), null, new BlobRange(from, len), false, null,
             Context.NONE));
       } catch (IOException e) {
@@ -208,20 +196,15 @@ public final class AzureStore implements ObjectStore {
         }
         throw e;
       }
-      byte[] bytes = r.getValue().toBytes();
-      long total = totalLength(r.getDeserializedHeaders().getContentRange());
+    }, a -> {
+      long total = totalLength(a.getDeserializedHeaders().getContentRange());
       long expected = total < 0 ? len : Math.min(len, total - from);
-      if (bytes.length == expected) {
-        return new Range(from, bytes, total < 0 ? from + bytes.length : total);
-      }
-      if (attempt >= maxAttempts) {
-        throw new IOException(describe(key) + ": a ranged read of " + expected + " bytes at " + from + " returned "
-            + bytes.length + " in each of " + maxAttempts + " attempts");
-      }
-      LOG.warn("{}: a ranged read of {} bytes at {} returned {}; reading it again", describe(key), expected, from,
-          bytes.length);
-      backoff(attempt);
-    }
+      int got = a.getValue().toBytes().length;
+      return got == expected ? null : "a ranged read of " + expected + " bytes at " + from + " returned " + got;
+    });
+    byte[] bytes = r.getValue().toBytes();
+    long total = totalLength(r.getDeserializedHeaders().getContentRange());
+    return new ReadAhead.Range(from, bytes, total < 0 ? from + bytes.length : total);
   }
 
   /** The total in a Content-Range answer ({@code bytes 0-1023/4096}), or -1. */
@@ -235,141 +218,71 @@ public final class AzureStore implements ObjectStore {
     return -1;
   }
 
-  private record Range(long start, byte[] bytes, long objectLength) {
-    boolean covers(long pos, int len) {
-      return pos >= start && pos + len <= start + bytes.length;
-    }
-  }
-
   @Override
   public RangeReader openRanged(String key, long knownLength) {
-    return new RangeReader() {
-      private long length = knownLength;
-      private Range block;
+    return new ReadAhead(new ReadAhead.Source() {
+      @Override
+      public ReadAhead.Range get(long from, long len) throws IOException {
+        return getRange(key, from, len);
+      }
 
       @Override
       public long length() throws IOException {
-        if (length < 0) {
-          length = head(key).orElseThrow(() -> new NoSuchFileException(describe(key))).size();
-        }
-        return length;
+        return head(key).orElseThrow(() -> new NoSuchFileException(AzureStore.this.describe(key))).size();
       }
 
       @Override
-      public void readFully(long position, byte[] buf, int off, int len) throws IOException {
-        if (len == 0) {
-          return;
-        }
-        if (block != null && block.covers(position, len)) {
-          System.arraycopy(block.bytes, (int) (position - block.start), buf, off, len);
-          return;
-        }
-        if (len >= READ_BLOCK) {
-          Range r = getRange(key, position, len);
-          if (r.bytes.length < len) {
-            throw new EOFException(describe(key) + " ends before byte " + (position + len));
-          }
-          System.arraycopy(r.bytes, 0, buf, off, len);
-          return;
-        }
-        // reads near the end (a Parquet footer) take the last block, so the footer and its length come in one GET
-        long from = position;
-        if (length >= 0 && position + READ_BLOCK > length) {
-          from = Math.max(0, Math.min(position, length - READ_BLOCK));
-        }
-        block = getRange(key, from, READ_BLOCK);
-        length = block.objectLength;
-        if (!block.covers(position, len)) {
-          throw new EOFException(describe(key) + " ends at " + length + ", before byte " + (position + len));
-        }
-        System.arraycopy(block.bytes, (int) (position - block.start), buf, off, len);
+      public String describe() {
+        return AzureStore.this.describe(key);
       }
-
-      @Override
-      public void close() {
-        block = null;
-      }
-    };
+    }, knownLength);
   }
 
   @Override
   public boolean putIfAbsent(String key, byte[] content, long modifiedMillis) throws IOException {
     BlockBlobSimpleUploadOptions create = new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(content))
         .setContentMd5(md5(content)).setRequestConditions(new BlobRequestConditions().setIfNoneMatch("*"));
-    boolean unknown = false;
-    RuntimeException last = null;
-    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+    AtomicReference<Exception> last = new AtomicReference<>();
+    return retries.putIfAbsent(describe(key), content, () -> {
       try {
         blob(key).getBlockBlobClient().uploadWithResponse(create, timeout, Context.NONE);
-        return true;
+        return StoreRetries.Answer.CREATED;
       } catch (BlobStorageException e) {
-        last = e;
+        last.set(e);
         int status = e.getStatusCode();
         if ((status == 409 && BlobErrorCode.BLOB_ALREADY_EXISTS.equals(e.getErrorCode())) || status == 412) {
-          return unknown ? readBack(key, content) : false;
+          return StoreRetries.Answer.EXISTS;
         }
         if (status == 429 || status == 503) {
           LOG.debug("{}: conditional create answered {} ({}); trying again", describe(key), status, e.getErrorCode());
-        } else if (status == 408 || status >= 500) {
-          unknown = true; // the store may have stored the object before failing
+          return StoreRetries.Answer.TRY_AGAIN;
+        }
+        if (status == 408 || status >= 500) {
           LOG.warn("{}: conditional create failed with {} ({}); reading back before trying again", describe(key),
               status, e.getErrorCode());
-        } else if (status == 404) {
+          return StoreRetries.Answer.UNKNOWN; // the store may have stored the object before failing
+        }
+        if (status == 404) {
           throw new NoSuchFileException(describe(key), null, "the container '" + location.container()
               + "' does not exist. Fix: create it (az storage container create --name " + location.container() + ")");
-        } else {
-          throw failed("create", key, e);
         }
+        throw failed("create", key, e);
       } catch (RuntimeException e) {
         if (!transientFailure(e)) {
           throw failed("create", key, e);
         }
-        last = e;
-        unknown = true; // sent, then no answer (time-out, connection lost): it may have landed
+        last.set(e);
         LOG.warn("{}: conditional create got no answer ({}); reading back before trying again", describe(key),
             e.toString());
+        return StoreRetries.Answer.UNKNOWN; // sent, then no answer (time-out, connection lost): it may have landed
       }
-      if (unknown) {
-        Optional<byte[]> there = readIfExists(key);
-        if (there.isPresent()) {
-          return Arrays.equals(there.get(), content);
-        }
+    }, () -> {
+      try {
+        return Optional.of(read(key));
+      } catch (NoSuchFileException e) {
+        return Optional.empty();
       }
-      backoff(attempt);
-    }
-    if (unknown) {
-      throw new PutOutcomeUnknownException(describe(key) + ": the conditional create failed " + maxAttempts
-          + " times without a definite answer (" + last.getMessage() + ")", last);
-    }
-    throw failed("create", key, last);
-  }
-
-  /** After a conflict that followed an unknown outcome: the object is this writer's when its bytes are exactly ours. */
-  private boolean readBack(String key, byte[] content) throws IOException {
-    Optional<byte[]> there = readIfExists(key);
-    boolean ours = there.isPresent() && Arrays.equals(there.get(), content);
-    LOG.info("{}: read back after an unknown outcome: the object is {}", describe(key),
-        ours ? "ours" : "another writer's");
-    return ours;
-  }
-
-  private Optional<byte[]> readIfExists(String key) throws IOException {
-    try {
-      return Optional.of(read(key));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    }
-  }
-
-  /** Full jitter: a random wait up to 50 ms doubled per attempt, at most 5 s. */
-  private static void backoff(int attempt) throws IOException {
-    long cap = Math.min(5_000, 50L << Math.min(attempt, 10));
-    try {
-      Thread.sleep(ThreadLocalRandom.current().nextLong(cap + 1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting to retry");
-    }
+    }, last::get);
   }
 
   @Override

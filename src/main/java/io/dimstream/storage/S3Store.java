@@ -6,10 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseBytes;
@@ -30,27 +29,27 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * create ({@code If-None-Match: *}): 412 means the key exists, 409 (a concurrent conditional write in flight) is
  * tried again. Nothing is ever renamed. Reads are ranged GETs. Throttling (503 SlowDown, 429) and transient errors
  * are retried with exponential backoff and jitter by the SDK's standard retry strategy, except for put-if-absent,
- * whose retries are decided here: after a request whose outcome is unknown, a 412 may be this writer's own object,
- * so the object is read back and compared.
+ * whose retries {@link StoreRetries} decides, as on Azure: after a request whose outcome is unknown, a 412 may be this
+ * writer's own object, so the object is read back and compared.
  */
 public final class S3Store implements ObjectStore {
   private static final Logger LOG = LoggerFactory.getLogger(S3Store.class);
   /** A ranged read fetches at least this much, so that a Parquet footer and a small file's row groups take one GET. */
-  static final int READ_BLOCK = 1 << 20;
+  static final int READ_BLOCK = ReadAhead.BLOCK;
 
   private final S3Clients clients;
   private final TableLocation location;
   private final String bucket;
   /** The table's key prefix with a trailing slash, or empty for a table at the bucket's root. */
   private final String root;
-  private final int maxAttempts;
+  private final StoreRetries retries;
 
   S3Store(S3Clients clients, TableLocation location, int maxAttempts) {
     this.clients = clients;
     this.location = location;
     this.bucket = location.bucket();
     this.root = location.prefix().isEmpty() ? "" : location.prefix() + "/";
-    this.maxAttempts = maxAttempts;
+    this.retries = new StoreRetries(maxAttempts);
   }
 
   @Override
@@ -104,26 +103,16 @@ public final class S3Store implements ObjectStore {
 
   @Override
   public byte[] read(String key) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      ResponseBytes<GetObjectResponse> r;
+    ResponseBytes<GetObjectResponse> r = retries.readChecked(describe(key), () -> {
       try {
-        r = clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key)));
+        return clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key)));
       } catch (NoSuchKeyException e) {
         throw new NoSuchFileException(describe(key));
       } catch (SdkException e) {
         throw failed("read", key, e);
       }
-      byte[] bytes = r.asByteArray();
-      String problem = wholeObjectProblem(r.response(), bytes);
-      if (problem == null) {
-        return bytes;
-      }
-      if (attempt >= maxAttempts) {
-        throw new IOException(describe(key) + ": " + problem + " in each of " + maxAttempts + " attempts");
-      }
-      LOG.warn("{}: {}; reading it again", describe(key), problem);
-      backoff(attempt);
-    }
+    }, a -> wholeObjectProblem(a.response(), a.asByteArray()));
+    return r.asByteArray();
   }
 
   /**
@@ -153,11 +142,10 @@ public final class S3Store implements ObjectStore {
    * Bytes {@code [from, from + len)} of {@code key} (fewer at the object's end), and the object's length from the
    * Content-Range answer; an answer shorter than its Content-Range says is read again.
    */
-  private Range getRange(String key, long from, long len) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      ResponseBytes<GetObjectResponse> r;
+  private ReadAhead.Range getRange(String key, long from, long len) throws IOException {
+    ResponseBytes<GetObjectResponse> r = retries.readChecked(describe(key), () -> {
       try {
-        r = clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key))
+        return clients.client().getObjectAsBytes(b -> b.bucket(bucket).key(objectKey(key))
             .range("bytes=" + from + "-" + (from + len - 1)));
       } catch (NoSuchKeyException e) {
         throw new NoSuchFileException(describe(key));
@@ -169,21 +157,17 @@ public final class S3Store implements ObjectStore {
       } catch (SdkException e) {
         throw failed("read", key, e);
       }
-      byte[] bytes = r.asByteArray();
-      long total = totalLength(r.response().contentRange(), -1);
+    }, a -> {
+      long total = totalLength(a.response().contentRange(), -1);
       long expected = total < 0 ? len : Math.min(len, total - from);
-      Long header = r.response().contentLength();
-      if (bytes.length == expected && (header == null || header == bytes.length)) {
-        return new Range(from, bytes, total < 0 ? from + bytes.length : total);
-      }
-      if (attempt >= maxAttempts) {
-        throw new IOException(describe(key) + ": a ranged read of " + expected + " bytes at " + from + " returned "
-            + bytes.length + " in each of " + maxAttempts + " attempts");
-      }
-      LOG.warn("{}: a ranged read of {} bytes at {} returned {}; reading it again", describe(key), expected, from,
-          bytes.length);
-      backoff(attempt);
-    }
+      Long header = a.response().contentLength();
+      int got = a.asByteArray().length;
+      return got == expected && (header == null || header == got) ? null
+          : "a ranged read of " + expected + " bytes at " + from + " returned " + got;
+    });
+    byte[] bytes = r.asByteArray();
+    long total = totalLength(r.response().contentRange(), -1);
+    return new ReadAhead.Range(from, bytes, total < 0 ? from + bytes.length : total);
   }
 
   private static long totalLength(String contentRange, long fallback) {
@@ -196,141 +180,67 @@ public final class S3Store implements ObjectStore {
     return fallback;
   }
 
-  private record Range(long start, byte[] bytes, long objectLength) {
-    boolean covers(long pos, int len) {
-      return pos >= start && pos + len <= start + bytes.length;
-    }
-  }
-
   @Override
   public RangeReader openRanged(String key, long knownLength) {
-    return new RangeReader() {
-      private long length = knownLength;
-      private Range block;
+    return new ReadAhead(new ReadAhead.Source() {
+      @Override
+      public ReadAhead.Range get(long from, long len) throws IOException {
+        return getRange(key, from, len);
+      }
 
       @Override
       public long length() throws IOException {
-        if (length < 0) {
-          length = head(key).orElseThrow(() -> new NoSuchFileException(describe(key))).size();
-        }
-        return length;
+        return head(key).orElseThrow(() -> new NoSuchFileException(S3Store.this.describe(key))).size();
       }
 
       @Override
-      public void readFully(long position, byte[] buf, int off, int len) throws IOException {
-        if (len == 0) {
-          return;
-        }
-        if (block != null && block.covers(position, len)) {
-          System.arraycopy(block.bytes, (int) (position - block.start), buf, off, len);
-          return;
-        }
-        if (len >= READ_BLOCK) {
-          Range r = getRange(key, position, len);
-          if (r.bytes.length < len) {
-            throw new EOFException(describe(key) + " ends before byte " + (position + len));
-          }
-          System.arraycopy(r.bytes, 0, buf, off, len);
-          return;
-        }
-        // reads near the end (a Parquet footer) take the last block, so the footer and its length come in one GET
-        long from = position;
-        if (length >= 0 && position + READ_BLOCK > length) {
-          from = Math.max(0, Math.min(position, length - READ_BLOCK));
-        }
-        block = getRange(key, from, READ_BLOCK);
-        length = block.objectLength;
-        if (!block.covers(position, len)) {
-          throw new EOFException(describe(key) + " ends at " + length + ", before byte " + (position + len));
-        }
-        System.arraycopy(block.bytes, (int) (position - block.start), buf, off, len);
+      public String describe() {
+        return S3Store.this.describe(key);
       }
-
-      @Override
-      public void close() {
-        block = null;
-      }
-    };
+    }, knownLength);
   }
 
   @Override
   public boolean putIfAbsent(String key, byte[] content, long modifiedMillis) throws IOException {
     String k = objectKey(key);
-    boolean unknown = false;
-    SdkException last = null;
-    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+    AtomicReference<Exception> last = new AtomicReference<>();
+    return retries.putIfAbsent(describe(key), content, () -> {
       try {
         clients.conditional().putObject(b -> b.bucket(bucket).key(k).ifNoneMatch("*"), RequestBody.fromBytes(content));
-        return true;
+        return StoreRetries.Answer.CREATED;
       } catch (S3Exception e) {
-        last = e;
+        last.set(e);
         int status = e.statusCode();
-        if (status == 412 && !unknown) {
-          return false;
+        if (status == 412) {
+          return StoreRetries.Answer.EXISTS;
         }
-        if (status == 412 || status == 409 || status == 429 || status == 503) {
+        if (status == 409 || status == 429 || status == 503) {
           LOG.debug("{}: conditional create answered {} ({}); trying again", describe(key), status, errorCode(e));
-        } else if (status >= 500) {
-          unknown = true; // the store may have stored the object before failing
+          return StoreRetries.Answer.TRY_AGAIN;
+        }
+        if (status >= 500) {
           LOG.warn("{}: conditional create failed with {} ({}); reading back before trying again", describe(key),
               status, errorCode(e));
-        } else {
-          throw failed("create", key, e);
+          return StoreRetries.Answer.UNKNOWN; // the store may have stored the object before failing
         }
+        throw failed("create", key, e);
       } catch (SdkClientException e) {
-        last = e;
-        unknown = true; // sent, then no answer (time-out, connection lost): it may have landed
+        last.set(e);
         LOG.warn("{}: conditional create got no answer ({}); reading back before trying again", describe(key),
             e.getMessage());
+        return StoreRetries.Answer.UNKNOWN; // sent, then no answer (time-out, connection lost): it may have landed
       }
-      if (unknown) {
-        ReadBack found = readBack(key, content);
-        if (found != ReadBack.ABSENT && found != ReadBack.FAILED) {
-          LOG.info("{}: read back after an unknown outcome: the object is {}", describe(key),
-              found == ReadBack.OURS ? "ours" : "another writer's");
-          return found == ReadBack.OURS;
-        }
+    }, () -> {
+      try {
+        return Optional.of(read(key));
+      } catch (NoSuchFileException e) {
+        return Optional.empty();
       }
-      backoff(attempt);
-    }
-    if (unknown) {
-      throw new PutOutcomeUnknownException(describe(key) + ": the conditional create failed " + maxAttempts
-          + " times without a definite answer (" + last.getMessage() + ")", last);
-    }
-    throw failed("create", key, last);
-  }
-
-  /** What a read-back after an unknown outcome found. */
-  private enum ReadBack { OURS, THEIRS, ABSENT, FAILED }
-
-  /**
-   * Whether the object is there and holds exactly {@code content} (this writer's), another writer's bytes, nothing;
-   * or the read failed too, so the outcome stays unknown.
-   */
-  private ReadBack readBack(String key, byte[] content) {
-    try {
-      return Arrays.equals(read(key), content) ? ReadBack.OURS : ReadBack.THEIRS;
-    } catch (NoSuchFileException e) {
-      return ReadBack.ABSENT;
-    } catch (IOException e) {
-      LOG.warn("{}: the read-back failed too ({}); the outcome is still unknown", describe(key), e.getMessage());
-      return ReadBack.FAILED;
-    }
+    }, last::get);
   }
 
   private static String errorCode(S3Exception e) {
     return e.awsErrorDetails() == null ? "no error code" : e.awsErrorDetails().errorCode();
-  }
-
-  /** Full jitter: a random wait up to 50 ms doubled per attempt, at most 5 s. */
-  private static void backoff(int attempt) throws IOException {
-    long cap = Math.min(5_000, 50L << Math.min(attempt, 10));
-    try {
-      Thread.sleep(ThreadLocalRandom.current().nextLong(cap + 1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while waiting to retry");
-    }
   }
 
   @Override

@@ -145,7 +145,7 @@ public final class Snapshot {
       }
     }
     List<Version> out;
-    try (Stream<Version> s = stream(files, v -> v.key().equals(k))) {
+    try (Stream<Version> s = stream(files, v -> v.key().equals(k), k)) {
       out = new ArrayList<>(s.toList());
     }
     out.sort((a, b) -> a.validFrom().compareTo(b.validFrom()));
@@ -157,7 +157,12 @@ public final class Snapshot {
   }
 
   private Stream<Version> stream(List<AddFile> files, Predicate<Version> filter) {
-    FileChain chain = new FileChain(files, filter);
+    return stream(files, filter, null);
+  }
+
+  /** {@code key}: when not null, only row groups that may hold it are read (the others' rows are not wanted). */
+  private Stream<Version> stream(List<AddFile> files, Predicate<Version> filter, BusinessKey key) {
+    FileChain chain = new FileChain(files, filter, key);
     return StreamSupport.stream(Spliterators.spliteratorUnknownSize(chain, Spliterator.ORDERED | Spliterator.NONNULL),
         false).onClose(chain::close);
   }
@@ -166,12 +171,14 @@ public final class Snapshot {
   private final class FileChain implements Iterator<Version> {
     private final Iterator<AddFile> files;
     private final Predicate<Version> filter;
+    private final BusinessKey key;
     private DataFiles.RowIterator current;
     private Version next;
 
-    FileChain(List<AddFile> files, Predicate<Version> filter) {
+    FileChain(List<AddFile> files, Predicate<Version> filter, BusinessKey key) {
       this.files = files.iterator();
       this.filter = filter;
+      this.key = key;
     }
 
     @Override
@@ -187,7 +194,9 @@ public final class Snapshot {
           if (!files.hasNext()) {
             return false;
           }
-          current = DataFiles.read(table.store(), files.next(), layout, state.version);
+          AddFile f = files.next();
+          current = key == null ? DataFiles.read(table.store(), f, layout, state.version)
+              : DataFiles.readKey(table.store(), f, layout, state.version, key);
         }
       }
       return true;

@@ -9,7 +9,7 @@ import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.service.TableSinkAdapter;
+import io.dimstream.compactor.Compactor;
 import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.S3ProxyServer;
@@ -79,7 +79,7 @@ class S3TwoServicesIT {
             "--bootstrap-servers", KAFKA.bootstrapServers())) {
           awaitPort(two, log2);
           ProduceCommand.produce(spec, input, kafka);
-          TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+          DeltaTable view = Compactor.openTable(spec);
           assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(kafka, spec, "dimstream-" + spec.name())
               && CatchUp.tableCaughtUp(kafka, spec, view), Duration.ofMinutes(3)))
               .as("the table caught up with the stream; see %s and %s", log1, log2).isTrue();

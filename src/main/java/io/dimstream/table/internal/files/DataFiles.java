@@ -1,5 +1,6 @@
 package io.dimstream.table.internal.files;
 
+import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
@@ -13,12 +14,15 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -69,7 +73,11 @@ public final class DataFiles {
     Path staged = null;
     try {
       staged = store.stagingFile(relPath);
-      try (ParquetWriter<Version> w = new VersionWriteSupport.Builder(new LocalOutputFile(staged), layout, stats)
+      VersionWriteSupport.Builder builder = new VersionWriteSupport.Builder(new LocalOutputFile(staged), layout, stats);
+      if (rows instanceof Collection<?> c && !c.isEmpty()) {
+        KeyFilters.bloomFilters(builder, layout, c.size());
+      }
+      try (ParquetWriter<Version> w = builder
           .withConf(new PlainParquetConfiguration())
           .withCodecFactory(PlainCodecFactory.INSTANCE)
           .withCompressionCodec(codec)
@@ -109,7 +117,30 @@ public final class DataFiles {
    * are skipped. Close it when done. Errors name the data file or the deletion vector.
    */
   public static RowIterator read(ObjectStore store, AddFile file, TableLayout layout, long tableVersion) {
-    return new RowIterator(input(store, file), layout, tableVersion, deleted(store, file), false);
+    return new RowIterator(input(store, file), layout, tableVersion, () -> deleted(store, file), false, null);
+  }
+
+  /**
+   * As {@link #read(ObjectStore, AddFile, TableLayout, long)}, skipping the row groups whose statistics or bloom
+   * filters prove that they hold no row of {@code key} (the rows of the others are all returned). On an object store
+   * with the file's tail cached, a file none of whose row groups may hold the key costs no request; its deletion
+   * vector is read only when a row group is.
+   */
+  public static RowIterator readKey(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
+      BusinessKey key) {
+    FilterCompat.Filter filter = KeyFilters.of(layout, key);
+    StoreInputFile input = input(store, file);
+    Supplier<RoaringBitmapArray> deleted = () -> deleted(store, file);
+    if (filter == null) {
+      return new RowIterator(input, layout, tableVersion, deleted, false, null);
+    }
+    try {
+      return new RowIterator(input, layout, tableVersion, deleted, false, filter);
+    } catch (KeyFilters.NotApplicable e) {
+      // the file stores a key column with another type than the spec's (written before a type change, or by
+      // another engine): read it whole
+      return new RowIterator(input, layout, tableVersion, deleted, false, null);
+    }
   }
 
   /** As {@link #read(ObjectStore, AddFile, TableLayout, long)} in a local table. */
@@ -127,7 +158,7 @@ public final class DataFiles {
    * gives each one's row position.
    */
   public static RowIterator readIdentities(ObjectStore store, AddFile file, TableLayout layout, long tableVersion) {
-    return new RowIterator(input(store, file), layout, tableVersion, deleted(store, file), true);
+    return new RowIterator(input(store, file), layout, tableVersion, () -> deleted(store, file), true, null);
   }
 
   private static RoaringBitmapArray deleted(ObjectStore store, AddFile file) {
@@ -142,45 +173,68 @@ public final class DataFiles {
     private Function<GenericRecord, Version> decoder;
     private GenericRecord next;
     private final TableLayout layout;
+    /** Reads the deletion vector when the first row is read: a file whose row groups are all skipped never needs it. */
+    private final Supplier<RoaringBitmapArray> deletionVector;
+    private boolean deletionVectorRead;
     /** Positions of deleted rows; null when the file has no deletion vector. */
-    private final RoaringBitmapArray deleted;
+    private RoaringBitmapArray deleted;
     /** The highest position the deletion vector deletes; -1 without one. */
-    private final long lastDeleted;
+    private long lastDeleted = -1;
+    /** Whether row groups may be skipped: positions come from the reader, and the file's end is not the rows' end. */
+    private final boolean filtered;
     /** Position of {@code next} in the file (the number of rows read once the file is exhausted). */
     private long nextPosition = -1;
     /** Position of the row {@link #next()} returned last. */
     private long position = -1;
 
-    RowIterator(StoreInputFile file, TableLayout layout, long tableVersion, RoaringBitmapArray deleted,
-        boolean identitiesOnly) {
+    RowIterator(StoreInputFile file, TableLayout layout, long tableVersion, Supplier<RoaringBitmapArray> deleted,
+        boolean identitiesOnly, FilterCompat.Filter filter) {
       this.file = file;
       this.tableVersion = tableVersion;
       this.layout = layout;
-      this.deleted = deleted;
-      this.lastDeleted = deleted == null ? -1 : deleted.last();
+      this.deletionVector = deleted;
+      this.filtered = filter != null;
       PlainParquetConfiguration conf = new PlainParquetConfiguration();
       conf.set(Int96.READ_AS_FIXED, "true");
       try {
         // the columns are cut from each file's own schema: files other engines rewrote (Spark's OPTIMIZE, UPDATE,
         // DELETE) hold them with other physical types than the files dimstream writes
-        this.reader = ColumnProjection.reader(file, conf, identitiesOnly ? layout.identityColumns()
-                : layout.dataColumns.stream().map(c -> c.name()).collect(Collectors.toSet()))
-            .withCodecFactory(PlainCodecFactory.INSTANCE)
-            .build();
+        ParquetReader.Builder<GenericRecord> builder = ColumnProjection.reader(file, conf, identitiesOnly
+                ? layout.identityColumns() : layout.dataColumns.stream().map(c -> c.name()).collect(Collectors.toSet()))
+            .withCodecFactory(PlainCodecFactory.INSTANCE);
+        if (filter != null) {
+          // whole row groups only, from the statistics and bloom filters in the tail: no page or row is skipped
+          // inside a row group read, and no dictionary page is fetched to decide
+          builder.withFilter(filter).useStatsFilter(true).useBloomFilter(true).useDictionaryFilter(false)
+              .useColumnIndexFilter(false).useRecordFilter(false);
+        }
+        this.reader = builder.build();
       } catch (NoSuchFileException e) {
         throw TableErrors.missingDataFile(file, tableVersion);
       } catch (IOException | RuntimeException e) {
         throw TableErrors.unreadableDataFile(file, e);
       }
-      advance();
+      if (filtered) {
+        try {
+          next = reader.read();
+        } catch (IllegalArgumentException e) {
+          // parquet refuses a filter whose value type differs from the file's column type before it reads a row
+          close();
+          throw new KeyFilters.NotApplicable(e);
+        } catch (IOException | RuntimeException e) {
+          close();
+          throw e instanceof NoSuchFileException ? TableErrors.missingDataFile(file, tableVersion)
+              : TableErrors.unreadableDataFile(file, e);
+        }
+        skipDeleted();
+      } else {
+        advance();
+      }
     }
 
     private void advance() {
       try {
-        do {
-          next = reader.read();
-          nextPosition++;
-        } while (next != null && deleted != null && deleted.contains(nextPosition));
+        next = reader.read();
       } catch (NoSuchFileException e) {
         close();
         throw TableErrors.missingDataFile(file, tableVersion);
@@ -188,7 +242,33 @@ public final class DataFiles {
         close();
         throw TableErrors.unreadableDataFile(file, e);
       }
-      if (next == null && deleted != null && nextPosition <= lastDeleted) {
+      skipDeleted();
+    }
+
+    /** Moves past the rows the deletion vector deletes, from the row just read on. */
+    private void skipDeleted() {
+      try {
+        while (true) {
+          nextPosition = filtered ? (next == null ? nextPosition : reader.getCurrentRowIndex()) : nextPosition + 1;
+          if (next == null) {
+            if (!filtered) {
+              deletedRow(nextPosition); // the check below needs the deletion vector of a file read to its end
+            }
+            break;
+          }
+          if (!deletedRow(nextPosition)) {
+            break;
+          }
+          next = reader.read();
+        }
+      } catch (NoSuchFileException e) {
+        close();
+        throw TableErrors.missingDataFile(file, tableVersion);
+      } catch (IOException | RuntimeException e) {
+        close();
+        throw TableErrors.unreadableDataFile(file, e);
+      }
+      if (next == null && !filtered && deleted != null && nextPosition <= lastDeleted) {
         // a DV that deletes rows the file does not have belongs to another file: its other rows cannot be trusted
         close();
         throw TableErrors.deletionVectorPastEnd(file, nextPosition, lastDeleted);
@@ -196,6 +276,15 @@ public final class DataFiles {
       if (next != null && decoder == null) {
         decoder = layout.decoder(next.getSchema());
       }
+    }
+
+    private boolean deletedRow(long position) {
+      if (!deletionVectorRead) {
+        deletionVectorRead = true;
+        deleted = deletionVector.get();
+        lastDeleted = deleted == null ? -1 : deleted.last();
+      }
+      return deleted != null && deleted.contains(position);
     }
 
     @Override

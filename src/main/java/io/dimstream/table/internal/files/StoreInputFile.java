@@ -10,7 +10,9 @@ import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * A Parquet {@link InputFile} over an object of the table's store: each read is a byte-range read of the object
- * (on an object store a ranged GET; the store reads ahead a block, so a footer is one request).
+ * (on an object store a ranged GET; the store reads ahead a block, so a footer is one request). On an object store
+ * the file's tail (footer, bloom filters, page indexes) comes from {@link DataFileTails} once read: opening the file
+ * again, and deciding from its statistics and bloom filters that a row group holds no wanted row, cost no request.
  */
 public final class StoreInputFile implements InputFile {
   private final ObjectStore store;
@@ -36,7 +38,28 @@ public final class StoreInputFile implements InputFile {
 
   @Override
   public SeekableInputStream newStream() throws IOException {
-    return new RangeStream(store.openRanged(key, length));
+    RangeReader reader = store.openRanged(key, length);
+    if (store.location().isLocal()) {
+      return new RangeStream(reader, null);
+    }
+    try {
+      length = reader.length();
+      String id = store.describe(key) + '#' + length;
+      DataFileTails.Tail tail = DataFileTails.get(id);
+      if (tail == null) {
+        // the read a footer needs anyway, in one request: the reader keeps these bytes for the reads that follow
+        byte[] last = new byte[(int) Math.min(length, DataFileTails.FETCH)];
+        reader.readFully(length - last.length, last, 0, last.length);
+        tail = DataFileTails.cut(last, length);
+        if (tail != null) {
+          DataFileTails.put(id, tail);
+        }
+      }
+      return new RangeStream(reader, tail);
+    } catch (IOException | RuntimeException e) {
+      reader.close();
+      throw e;
+    }
   }
 
   @Override
@@ -46,11 +69,22 @@ public final class StoreInputFile implements InputFile {
 
   private static final class RangeStream extends SeekableInputStream {
     private final RangeReader reader;
+    /** The file's cached tail; null when there is none. */
+    private final DataFileTails.Tail tail;
     private long pos;
     private final byte[] one = new byte[1];
 
-    RangeStream(RangeReader reader) {
+    RangeStream(RangeReader reader, DataFileTails.Tail tail) {
       this.reader = reader;
+      this.tail = tail;
+    }
+
+    private void readAt(long position, byte[] buf, int off, int len) throws IOException {
+      if (tail != null && tail.covers(position, len)) {
+        System.arraycopy(tail.bytes(), (int) (position - tail.start()), buf, off, len);
+      } else {
+        reader.readFully(position, buf, off, len);
+      }
     }
 
     @Override
@@ -68,7 +102,7 @@ public final class StoreInputFile implements InputFile {
       if (pos >= reader.length()) {
         return -1;
       }
-      reader.readFully(pos, one, 0, 1);
+      readAt(pos, one, 0, 1);
       pos++;
       return one[0] & 0xff;
     }
@@ -80,7 +114,7 @@ public final class StoreInputFile implements InputFile {
         return len == 0 ? 0 : -1;
       }
       int n = (int) Math.min(len, left);
-      reader.readFully(pos, b, off, n);
+      readAt(pos, b, off, n);
       pos += n;
       return n;
     }
@@ -95,7 +129,7 @@ public final class StoreInputFile implements InputFile {
       if (pos + len > reader.length()) {
         throw new EOFException("read of " + len + " bytes at " + pos + " past the end (" + reader.length() + ")");
       }
-      reader.readFully(pos, bytes, start, len);
+      readAt(pos, bytes, start, len);
       pos += len;
     }
 
@@ -122,11 +156,11 @@ public final class StoreInputFile implements InputFile {
 
     private void readInto(ByteBuffer buf, int n) throws IOException {
       if (buf.hasArray()) {
-        reader.readFully(pos, buf.array(), buf.arrayOffset() + buf.position(), n);
+        readAt(pos, buf.array(), buf.arrayOffset() + buf.position(), n);
         buf.position(buf.position() + n);
       } else {
         byte[] tmp = new byte[n];
-        reader.readFully(pos, tmp, 0, n);
+        readAt(pos, tmp, 0, n);
         buf.put(tmp);
       }
       pos += n;
