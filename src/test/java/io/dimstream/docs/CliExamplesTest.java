@@ -1,5 +1,9 @@
 package io.dimstream.docs;
 
+import static io.dimstream.docs.DocCommandLines.commandPart;
+import static io.dimstream.docs.DocCommandLines.isTemplate;
+import static io.dimstream.docs.DocCommandLines.joinContinuations;
+import static io.dimstream.docs.DocCommandLines.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.cli.Main;
@@ -143,47 +147,5 @@ class CliExamplesTest {
       }
     }
     return out;
-  }
-
-  private static List<String> joinContinuations(String text) {
-    List<String> out = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : text.split("\n")) {
-      if (line.endsWith("\\")) {
-        current.append(line, 0, line.length() - 1).append(' ');
-      } else {
-        out.add(current.append(line).toString());
-        current.setLength(0);
-      }
-    }
-    return out;
-  }
-
-  /** The command without a trailing comment, pipe or redirection. */
-  private static String commandPart(String args) {
-    String s = args.replaceAll("\\s+#.*$", "");
-    for (String cut : List.of(" | ", " > ", " 2>", " &&")) {
-      int i = s.indexOf(cut);
-      if (i >= 0) {
-        s = s.substring(0, i);
-      }
-    }
-    return s.strip();
-  }
-
-  /** A synopsis rather than a command: optional parts, alternatives, placeholders. */
-  private static boolean isTemplate(String args) {
-    return args.contains("[") || args.contains("<") || args.contains("...") || args.contains("|")
-        || args.contains("…") || args.contains("{");
-  }
-
-  /** Splits like a shell for the docs' lines: spaces, and single or double quotes around a word. */
-  private static String[] tokens(String args) {
-    List<String> out = new ArrayList<>();
-    Matcher m = Pattern.compile("\"([^\"]*)\"|'([^']*)'|(\\S+)").matcher(args);
-    while (m.find()) {
-      out.add(m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3));
-    }
-    return out.toArray(String[]::new);
   }
 }
