@@ -59,6 +59,12 @@ public final class DataFileTails {
     }
   }
 
+  /** Forgets every tail, as a new process starts (for measurements). */
+  public static synchronized void clear() {
+    TAILS.clear();
+    bytes = 0;
+  }
+
   /** The bytes the cache holds now. */
   public static synchronized long size() {
     return bytes;
