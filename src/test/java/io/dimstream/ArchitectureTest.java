@@ -89,6 +89,25 @@ class ArchitectureTest {
   }
 
   @Test
+  void shouldLetTheCompactorWriteTheTableItselfOnTheLayersBelowIt() {
+    // the compactor commits through the table's own commit builder: no adapter above it (in the service) stands
+    // between them, and nothing it needs lives in a layer that depends on it
+    classes().that().resideInAPackage("io.dimstream.compactor..")
+        .should().onlyDependOnClassesThat(outsideOurCodeOr("io.dimstream.compactor..", "io.dimstream.table",
+            "io.dimstream.model..", "io.dimstream.types..", "io.dimstream.spec..", "io.dimstream.storage.."))
+        .check(main);
+  }
+
+  @Test
+  void shouldLetNoOneButTheServiceAndTheCommandLineStartACompactor() {
+    // the compactor is a part of the running service; nothing below it (the table, the batch loads) may call it
+    classes().that().resideInAPackage("io.dimstream.compactor..")
+        .should().onlyHaveDependentClassesThat().resideInAnyPackage("io.dimstream.compactor..",
+            "io.dimstream.service..", "io.dimstream.cli..")
+        .check(main);
+  }
+
+  @Test
   void shouldKeepTheOfflineLoadsAboveTheTableAndBesideTheService() {
     // backfill and snapshot apply fold with the topology's step and write the table, without a running service
     noClasses().that().resideInAPackage("io.dimstream.batch..")
@@ -159,6 +178,8 @@ class ArchitectureTest {
         .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.Snapshot")
         .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.Transaction")
         .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.BulkLoad")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.CommitBuilder")
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("io.dimstream.table.Compaction")
         .check(main);
   }
 

@@ -15,6 +15,7 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.table.BulkLoad;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableOptions;
+import io.dimstream.table.Operation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ public final class LogGrowthBench {
       long cpu = threadCpuNanos();
       long pcpu = processCpuNanos();
       long start = System.nanoTime();
-      t.commit(batch, Map.of("bench", gen), "MERGE");
+      t.newCommit(Operation.MERGE).txns(Map.of("bench", gen)).apply(batch);
       wallMs += (System.nanoTime() - start) / 1e6;
       threadMs += (threadCpuNanos() - cpu) / 1e6;
       processMs += (processCpuNanos() - pcpu) / 1e6;
@@ -121,7 +122,7 @@ public final class LogGrowthBench {
     for (int b = 0; b < byBucket.size(); b++) {
       load.write(b, byBucket.get(b));
     }
-    load.commit("WRITE");
+    load.commit(Operation.WRITE);
     return t;
   }
 }

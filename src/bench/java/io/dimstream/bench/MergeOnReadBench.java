@@ -20,6 +20,7 @@ import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
 import io.dimstream.table.Snapshot;
+import io.dimstream.table.Operation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ public final class MergeOnReadBench {
     long cpu = threadCpuNanos();
     long start = System.nanoTime();
     DeltaTable t = DeltaTable.open(dir);
-    t.commit(List.of(), Map.of("bench", 0L), "MERGE"); // a txn-only commit builds the index
+    t.newCommit(Operation.MERGE).txns(Map.of("bench", 0L)).apply(List.of()); // a txn-only commit builds the index
     double rebuildMs = (System.nanoTime() - start) / 1e6;
     long bytes = t.positionIndexBytes();
     emit("mor", "position_index_rebuild", rebuildMs, "ms", params("keys", keys, "cpu_ms",
@@ -133,7 +134,7 @@ public final class MergeOnReadBench {
       resetPeak();
       cpu = threadCpuNanos();
       start = System.nanoTime();
-      CommitResult r = t.commit(batch, Map.of("bench", gen), "MERGE");
+      CommitResult r = t.newCommit(Operation.MERGE).txns(Map.of("bench", gen)).apply(batch);
       double ms = (System.nanoTime() - start) / 1e6;
       double cpuMs = (threadCpuNanos() - cpu) / 1e6;
       long heap = peakHeapMb();
@@ -210,7 +211,7 @@ public final class MergeOnReadBench {
     } finally {
       pool.shutdown();
     }
-    long version = load.commit("WRITE").version();
+    long version = load.commit(Operation.WRITE).version();
     emit("mor", "build", (System.nanoTime() - start) / 1e9, "s", params("keys", keys, "table_rows",
         t.latest().rowCount(), "files", t.latest().fileCount(), "cpu_s", (processCpuNanos() - cpu) / 1_000_000_000,
         "loadavg", loadavg()));
@@ -228,7 +229,7 @@ public final class MergeOnReadBench {
     Snapshot withDvs = t.latest();
     long cpu = threadCpuNanos();
     long start = System.nanoTime();
-    OptimizeResult cycle = t.compact(false);
+    OptimizeResult cycle = t.newCompaction().runCycle();
     emit("mor", "background_compaction_cycle", (System.nanoTime() - start) / 1e6, "ms", params("keys", keys,
         "cpu_ms", (threadCpuNanos() - cpu) / 1_000_000, "rows_rewritten", cycle.rowsRewritten(),
         "files_removed", cycle.filesRemoved(), "files_added", cycle.filesAdded()));

@@ -15,6 +15,7 @@ import io.dimstream.query.TimeTravel;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.table.Operation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,7 +47,7 @@ public final class QueryBench {
     List<VersionChange> changes = new ArrayList<>(versions.size());
     versions.forEach(v -> changes.add(new VersionChange.Upsert(v, v.isCurrent() ? ChangeKind.OPEN
         : ChangeKind.CLOSE)));
-    t.commit(changes, Map.of(), "WRITE");
+    t.newCommit(Operation.WRITE).apply(changes);
 
     DeltaVersionTable table = DeltaVersionTable.open(tablePath);
     HistoryQueries q = new HistoryQueries(table.at(TimeTravel.LATEST));

@@ -13,6 +13,7 @@ import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
+import io.dimstream.table.Operation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ public final class TableBench {
         batch.add(new VersionChange.Upsert(row(k, gen, open ? null : (long) gen + 1),
             open ? ChangeKind.OPEN : ChangeKind.CLOSE));
       }
-      t.commit(batch, Map.of(), "WRITE");
+      t.newCommit(Operation.WRITE).apply(batch);
     }
     emit("table", "build", (System.nanoTime() - start) / 1e9, "s", params("table_rows", t.latest().rowCount(),
         "keys", keys, "commits", generations, "files", t.latest().fileCount()));
@@ -86,7 +87,7 @@ public final class TableBench {
       resetPeak();
       long cpu = threadCpuNanos();
       long s = System.nanoTime();
-      CommitResult r = t.commit(batch, Map.of("bench", gen), "MERGE");
+      CommitResult r = t.newCommit(Operation.MERGE).txns(Map.of("bench", gen)).apply(batch);
       double ms = (System.nanoTime() - s) / 1e6;
       var p = params("table_rows", before, "changed_versions", batch.size(), "cpu_ms",
           (threadCpuNanos() - cpu) / 1_000_000, "rows_written", r.rowsWritten(), "files_added", r.filesAdded(),
@@ -109,7 +110,7 @@ public final class TableBench {
         batch.add(new VersionChange.Upsert(row(key, 0, 1L), ChangeKind.CLOSE));
         batch.add(new VersionChange.Upsert(row(key, 1, null), ChangeKind.OPEN));
       }
-      t.commit(batch, Map.of("bench", (long) c), "MERGE");
+      t.newCommit(Operation.MERGE).txns(Map.of("bench", (long) c)).apply(batch);
     }
     int filesBefore = t.latest().fileCount();
     long s = System.nanoTime();
@@ -132,7 +133,7 @@ public final class TableBench {
         batch.add(new VersionChange.Upsert(row(key, 0, 1L), ChangeKind.CLOSE));
         batch.add(new VersionChange.Upsert(row(key, 1, null), ChangeKind.OPEN));
       }
-      t.commit(batch, Map.of("bench", (long) c), "MERGE");
+      t.newCommit(Operation.MERGE).txns(Map.of("bench", (long) c)).apply(batch);
     }
     for (int i = 0; i < 3; i++) {
       DeltaTable.open(dir).latest(); // warm-up

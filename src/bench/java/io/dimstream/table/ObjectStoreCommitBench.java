@@ -63,7 +63,7 @@ public final class ObjectStoreCommitBench {
     for (long k = 0; k < keys; k++) {
       open.add(Versions.version(k, 0, null, "v" + k));
     }
-    DeltaTable.open(local).commit(Versions.upserts(open.toArray(Version[]::new)), Map.of(), "WRITE");
+    DeltaTable.open(local).newCommit(Operation.WRITE).apply(Versions.upserts(open.toArray(Version[]::new)));
     open = null;
     try (S3ProxyServer s3 = S3ProxyServer.inMemory()) {
       ObjectStore remote = s3.store("bench", "customers");
@@ -186,7 +186,7 @@ public final class ObjectStoreCommitBench {
       versions.add(Versions.version(k, 0, (long) hour, "v" + k));
       versions.add(Versions.version(k, hour, null, "w" + k));
     }
-    CommitResult r = t.commit(Versions.upserts(versions.toArray(Version[]::new)), Map.of(), "MERGE");
+    CommitResult r = t.newCommit(Operation.MERGE).apply(Versions.upserts(versions.toArray(Version[]::new)));
     if (r.attempts() != 1 || r.rowsUpdated() != changed / 2) {
       throw new IllegalStateException("unexpected commit: " + r);
     }

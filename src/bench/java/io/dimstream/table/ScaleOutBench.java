@@ -88,7 +88,7 @@ public final class ScaleOutBench {
       initial.add(upsert(v));
       initialOwners.put(VersionId.of(v), (int) ((k - 1) % PARTITIONS));
     }
-    table.commit(initial, Map.of(), "WRITE", new FileOwners(initialOwners, Set.of(0, 1, 2, 3), true));
+    table.newCommit(Operation.WRITE).partitions(initialOwners).apply(initial);
     long startVersion = table.latest().version();
     AtomicLong commits = new AtomicLong();
     AtomicLong versions = new AtomicLong();
@@ -115,14 +115,13 @@ public final class ScaleOutBench {
             }
             txns.put("customers-versions-" + p, (long) r);
           }
-          FileOwners owners = new FileOwners(partitions, owned, owned.size() == PARTITIONS);
-          CommitResult result = mine.commit(batch, txns, "MERGE", owners);
+          CommitResult result = mine.newCommit(Operation.MERGE).txns(txns).partitions(partitions).apply(batch);
           commits.incrementAndGet();
           versions.addAndGet(batch.size());
           if (result.attempts() > 1) {
             replans.addAndGet(result.attempts() - 1);
           }
-          mine.compact(false, owners);
+          mine.newCompaction().owners(Ownership.of(owned, PARTITIONS)).runCycle();
         }
       }, "writer-" + w);
       t.setUncaughtExceptionHandler((th, e) -> {

@@ -16,6 +16,7 @@ import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.Scd2Step;
 import io.dimstream.topology.UnknownFieldWarnings;
+import io.dimstream.table.Operation;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -124,7 +125,7 @@ public final class Backfill {
             bulk.write(bucket, rows);
             versions.addAndGet(rows.size());
           }, defaultBudget(), () -> -1, progress, null);
-      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
+      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit(Operation.WRITE));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
       throw e;
@@ -155,7 +156,7 @@ public final class Backfill {
         bulk.write(bucket, rows);
         versions.addAndGet(rows.size());
       }, defaultBudget(), blocks::bytesRead, progress, lines -> LineBlocks.recordsAt(file, lines));
-      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit("WRITE"));
+      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit(Operation.WRITE));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
       throw e;
@@ -391,7 +392,7 @@ public final class Backfill {
     DeltaTable table = DeltaTable.openOrCreate(store, spec);
     List<VersionChange> upserts = new ArrayList<>(result.versions().size());
     result.versions().forEach(v -> upserts.add(new VersionChange.Upsert(v, ChangeKind.OPEN)));
-    return table.commit(upserts, Map.of(), "WRITE");
+    return table.newCommit(Operation.WRITE).apply(upserts);
   }
 
   private static void writeDeadLetter(BufferedWriter dlq, String reason, String detail, byte[] record)

@@ -21,6 +21,7 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Snapshot;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnValues;
+import io.dimstream.table.Operation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -123,7 +124,7 @@ public final class SnapshotApply {
     events.forEach(e -> carried.add(e.key()));
     long closed = latest.values().stream().filter(v -> v.isCurrent() && !carried.contains(v.key())).count();
     CommitResult c = changes.isEmpty() ? CommitResult.skipped(snap.version(), 0)
-        : table.commit(changes, Map.of(), "MERGE");
+        : table.newCommit(Operation.MERGE).apply(changes);
     return new Result(events.size(), closed, c);
   }
 

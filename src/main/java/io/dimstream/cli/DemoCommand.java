@@ -127,7 +127,7 @@ final class DemoCommand implements Callable<Integer> {
 
   private static void printSummary(PrintStream out, DimensionService service, long sent) {
     DimensionSpec spec = service.spec();
-    DeltaTable table = service.table().table();
+    DeltaTable table = service.table();
     long versions = 0;
     long current = 0;
     Version sample = null;

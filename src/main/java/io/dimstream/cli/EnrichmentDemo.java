@@ -35,7 +35,7 @@ final class EnrichmentDemo {
     EnrichedRows rows = new EnrichedRows(spec);
     Map<String, String> expected = new HashMap<>();
     BatchEnrichment.join(spec, EnrichCommand.readFacts(spec, factsFile),
-            TableHistory.versions(service.table().table(), spec))
+            TableHistory.versions(service.table(), spec))
         .forEach((k, e) -> expected.put(k, withoutRevision(spec, rows.row(e))));
     Map<String, String> last = new HashMap<>();
     long[] records = new long[1];

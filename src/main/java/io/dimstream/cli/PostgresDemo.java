@@ -145,7 +145,7 @@ final class PostgresDemo {
   }
 
   private static String summary(DimensionService service) {
-    DeltaTable table = service.table().table();
+    DeltaTable table = service.table();
     long versions = 0;
     long current = 0;
     try (Stream<Version> rows = table.latest().scan()) {
@@ -169,7 +169,7 @@ final class PostgresDemo {
     }
     c.commit();
     java.util.Set<String> table = new java.util.HashSet<>();
-    try (Stream<Version> rows = service.table().table().latest().scan()) {
+    try (Stream<Version> rows = service.table().latest().scan()) {
       rows.filter(Version::isCurrent).forEach(v -> {
         List<Object> row = new java.util.ArrayList<>(v.key().values());
         row.addAll(v.attributes());

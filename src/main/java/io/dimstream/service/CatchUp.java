@@ -1,12 +1,12 @@
 package io.dimstream.service;
 
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.DimensionTopology;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -74,11 +74,10 @@ public final class CatchUp {
   }
 
   /** Whether the table records every versions-topic record that exists now. */
-  public static boolean tableCaughtUp(Map<String, Object> kafka, DimensionSpec spec, TableSinkAdapter table) {
+  public static boolean tableCaughtUp(Map<String, Object> kafka, DimensionSpec spec, DeltaTable table) {
     TopicReader.Contents versions = TopicReader.readAll(kafka, spec.topics().versions(), false);
     for (var e : versions.lastOffsets().entrySet()) {
-      OptionalLong recorded = table.txnVersion(spec.name() + "-versions-" + e.getKey());
-      if (recorded.isEmpty() || recorded.getAsLong() < e.getValue()) {
+      if (table.txnVersion(spec.name() + "-versions-" + e.getKey()) < e.getValue()) {
         return false;
       }
     }

@@ -2,10 +2,10 @@ package io.dimstream.service;
 
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.LeaseHeldException;
-import io.dimstream.compactor.TableSink;
 import io.dimstream.compactor.VersionRecordDecoder;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
+import io.dimstream.table.DeltaTable;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -24,7 +24,7 @@ final class CompactorRunner {
   static final Duration STANDBY_RETRY = Duration.ofSeconds(5);
 
   private final DimensionSpec spec;
-  private final TableSink table;
+  private final DeltaTable table;
   private final VersionRecordDecoder decoder;
   private final Map<String, Object> kafka;
   private final String owner;
@@ -35,7 +35,7 @@ final class CompactorRunner {
   private volatile Compactor current;
   private Thread thread;
 
-  CompactorRunner(DimensionSpec spec, TableSink table, VersionRecordDecoder decoder, Map<String, Object> kafka,
+  CompactorRunner(DimensionSpec spec, DeltaTable table, VersionRecordDecoder decoder, Map<String, Object> kafka,
       String owner, Clock clock, SizePolicy sizes, Runnable onFailure) {
     this.spec = spec;
     this.table = table;
@@ -62,7 +62,7 @@ final class CompactorRunner {
   private void loop() {
     boolean toldStandby = false;
     while (stopping.getCount() > 0) {
-      Compactor c = new Compactor(spec, spec.service().tableStore(), table, decoder, kafka, owner, clock, sizes);
+      Compactor c = new Compactor(spec, table, decoder, kafka, owner, clock, sizes);
       current = c;
       try {
         c.run();

@@ -13,6 +13,7 @@ import io.dimstream.enrich.streams.EnrichmentTopology;
 import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
+import io.dimstream.table.DeltaTable;
 import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
@@ -56,7 +57,7 @@ public final class DimensionService implements AutoCloseable {
   private EmbeddedKafkaBroker broker;
   private volatile KafkaStreams streams;
   private CompactorRunner compactor;
-  private TableSinkAdapter table;
+  private DeltaTable table;
   private Map<String, Object> kafka;
   private QueryServer queryServer;
   private StreamsLiveQueries liveQueries;
@@ -124,7 +125,7 @@ public final class DimensionService implements AutoCloseable {
     TopicProvisioner.Provisioned topics = TopicProvisioner.provision(kafka, spec);
     sizes = topics.sizes();
 
-    table = TableSinkAdapter.openOrCreate(spec);
+    table = Compactor.openTable(spec);
     // before the topology starts: its stores may hold events written under the specs the table was evolved from
     StateLayouts layouts = stateLayouts(table);
     VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
@@ -192,19 +193,19 @@ public final class DimensionService implements AutoCloseable {
    * The attribute layouts of the specs the table was evolved from, checked against this spec so that a bad table
    * property stops the start rather than every stream thread.
    */
-  private StateLayouts stateLayouts(TableSinkAdapter table) {
+  private StateLayouts stateLayouts(DeltaTable table) {
     try {
-      StateLayouts layouts = StateLayouts.parse(table.table().properties().get(StateLayouts.PROPERTY));
+      StateLayouts layouts = StateLayouts.parse(table.properties().get(StateLayouts.PROPERTY));
       new StateBinary(spec, layouts);
       return layouts;
     } catch (IllegalArgumentException e) {
-      throw ServiceErrors.unreadableStateLayouts(table.table().location(), e.getMessage());
+      throw ServiceErrors.unreadableStateLayouts(table.location(), e.getMessage());
     }
   }
 
   /** Binds the query endpoint first: Kafka Streams must know its real port as {@code application.server}. */
   private void startQueryServer() {
-    DeltaVersionTable versions = new DeltaVersionTable(table.table());
+    DeltaVersionTable versions = new DeltaVersionTable(table);
     liveQueries = new StreamsLiveQueries(spec, new TableLiveQueries(versions));
     queryServer = QueryServer.builder()
         .bind(spec.service().httpHost(), spec.service().httpPort())
@@ -279,7 +280,8 @@ public final class DimensionService implements AutoCloseable {
     return sizes;
   }
 
-  public TableSinkAdapter table() {
+  /** The dimension's table, as its compactor writes it. */
+  public DeltaTable table() {
     return table;
   }
 

@@ -2,8 +2,8 @@ package io.dimstream.service;
 
 import io.dimstream.compactor.Compactor;
 import io.dimstream.compactor.LeaseHeldException;
-import io.dimstream.compactor.TableSink;
 import io.dimstream.query.http.ServiceMetrics;
+import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.TopologyMetrics;
 import io.dimstream.topology.TopologyMetrics.Counter;
 import java.util.function.Supplier;
@@ -13,18 +13,18 @@ import org.apache.kafka.streams.KafkaStreams;
 final class ServiceMetricsReader implements ServiceMetrics {
   private final Supplier<KafkaStreams> streams;
   private final Supplier<Compactor> compactor;
-  private final TableSink table;
+  private final DeltaTable table;
   private final StreamThreadWatch threads;
   private final Supplier<java.util.Map<String, java.util.Map<String, Long>>> enrichments;
 
   /** Both suppliers may return null while the service starts. */
-  ServiceMetricsReader(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, TableSink table,
+  ServiceMetricsReader(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, DeltaTable table,
       StreamThreadWatch threads) {
     this(streams, compactor, table, threads, java.util.Map::of);
   }
 
   /** With the enrichments' counters, read at each call. */
-  ServiceMetricsReader(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, TableSink table,
+  ServiceMetricsReader(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, DeltaTable table,
       StreamThreadWatch threads, Supplier<java.util.Map<String, java.util.Map<String, Long>>> enrichments) {
     this.enrichments = enrichments;
     this.streams = streams;
@@ -86,7 +86,7 @@ final class ServiceMetricsReader implements ServiceMetrics {
 
   @Override
   public long lastCommitVersion() {
-    return table.latestVersion();
+    return table.latest().version();
   }
 
   @Override

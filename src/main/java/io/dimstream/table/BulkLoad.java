@@ -38,13 +38,14 @@ public final class BulkLoad {
   }
 
   /**
-   * Commits every bucket written as one commit with operation {@code operation}.
+   * Commits every bucket written as one commit with operation {@code operation} (a first load: {@link
+   * Operation#WRITE}).
    *
    * @throws CommitConflictException when another writer committed first; the written files are deleted
    * @throws CommitStateUnknownException when the commit file's fate is unknown; nothing is deleted
    */
-  public CommitResult commit(String operation) {
-    return load.commit(operation);
+  public CommitResult commit(Operation operation) {
+    return load.commit(operation.name());
   }
 
   /** Deletes the files written so far, when the load is given up before {@link #commit}. */

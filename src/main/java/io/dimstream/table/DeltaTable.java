@@ -1,6 +1,5 @@
 package io.dimstream.table;
 
-import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectStore;
@@ -49,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Layout: partitioned by {@code is_current}. New tables are merge-on-read (protocol reader 3 / writer 7 with
  * deletion vectors): a commit writes its new rows to new files and marks the rows they replace as deleted with a
- * deletion vector on the file that holds them; {@link #compact} rewrites files with many deleted rows. With
+ * deletion vector on the file that holds them; {@link #newCompaction} rewrites files with many deleted rows. With
  * {@code delta.enableDeletionVectors=false} the table is copy-on-write (protocol 1 / 2): open versions live in
  * {@code dimstream.buckets} hash buckets of the key (one file per bucket, rewritten when a key of the bucket
  * changes); closed versions are appended as new files and rewritten only when a change touches one of their
@@ -284,44 +283,26 @@ public final class DeltaTable {
   }
 
   /**
-   * Applies a batch of version changes as one atomic commit, re-planning on the newer snapshot when another
-   * writer wins the race, up to {@link TableOptions#maxCommitAttempts()} attempts. See
-   * {@link Transaction#commit} for the semantics; a batch whose {@code txns} versions are all already recorded
-   * changes nothing and returns {@code committed == false}.
+   * A commit of version changes ({@link CommitBuilder}), applied as one atomic commit that re-plans on the newer
+   * snapshot when another writer wins the race, up to {@link TableOptions#maxCommitAttempts()} attempts. The first
+   * attempt plans on the state this instance knows, without a request to the store.
    *
-   * @throws CommitConflictException when every attempt lost its race
-   * @throws CommitStateUnknownException when the outcome of writing a commit file is unknown
+   * <pre>{@code
+   * table.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 41L)).apply(changes);
+   * }</pre>
+   *
+   * <p>{@link CommitBuilder#apply} throws {@link CommitConflictException} when every attempt lost its race, and
+   * {@link CommitStateUnknownException} when the outcome of writing a commit file is unknown (never retried: the
+   * commit may have landed).
    */
-  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation) {
-    return commit(changes, txns, operation, FileOwners.none());
-  }
-
-  /**
-   * As {@link #commit(List, Map, String)}, for one of several writers of this table: on a merge-on-read table the
-   * new rows of each versions-topic partition go to files owned by it ({@link FileOwners}). A lost race against
-   * commits that touched none of this commit's files, recorded none of its txn appIds and added no rows of its
-   * partitions is written again on the newer version as it is (Delta's rule for compatible concurrent writes);
-   * otherwise it is re-planned on the new snapshot.
-   */
-  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
-      FileOwners owners) {
-    return commit(changes, txns, operation, owners, TxnFence.none());
-  }
-
-  /**
-   * As {@link #commit(List, Map, String, FileOwners)}, for a writer that read its changes from a source position
-   * ({@link TxnFence}): refused with {@link TxnOverlapException}, nothing written, when the table records (at the
-   * version the commit would be written on, after any re-plan) a txn version at or past that position.
-   */
-  public CommitResult commit(List<VersionChange> changes, Map<String, Long> txns, String operation,
-      FileOwners owners, TxnFence fence) {
-    Objects.requireNonNull(owners, "owners");
-    Objects.requireNonNull(fence, "fence");
-    completeProtocolOnce();
-    // The first attempt plans on the state this process knows, without a request to the store: the commit file's
-    // put-if-absent fails when another writer committed since, and the retry then reads the log and plans again.
-    return retry.run(attempt -> new Transaction(new ChangeCommit(writer, stats, positions),
-        attempt == 1 ? snapshot(snapshots.known()) : latest()).commit(changes, txns, operation, attempt, owners, fence));
+  public CommitBuilder newCommit(Operation operation) {
+    return new CommitBuilder(operation, request -> {
+      completeProtocolOnce();
+      // The first attempt plans on the state this process knows, without a request to the store: the commit file's
+      // put-if-absent fails when another writer committed since, and the retry then reads the log and plans again.
+      return retry.run(attempt -> new Transaction(new ChangeCommit(writer, stats, positions),
+          attempt == 1 ? snapshot(snapshots.known()) : latest()).commit(request, attempt));
+    });
   }
 
   /**
@@ -355,7 +336,7 @@ public final class DeltaTable {
   public OptimizeResult optimize() {
     completeProtocolOnce();
     Optimizer optimizer = new Optimizer(writer, stats);
-    OptimizeResult dvs = ChangeCommit.mergeOnRead(latest().state) ? compact(true) : null;
+    OptimizeResult dvs = ChangeCommit.mergeOnRead(latest().state) ? newCompaction().runFull() : null;
     OptimizeResult small = retry.run(attempt -> {
       Snapshot s = latest();
       return optimizer.optimize(s.state, s.layout);
@@ -368,26 +349,18 @@ public final class DeltaTable {
   }
 
   /**
-   * Compaction of a merge-on-read table (deletion vectors): rewrites the files whose deleted fraction reaches
-   * {@code dimstream.compaction.deletedFraction} (default 0.3) and merges files with fewer live rows than
-   * {@code dimstream.compaction.smallFileRows} (default 20000), dropping their deletion vectors, in one
-   * {@code OPTIMIZE} commit with {@code dataChange = false}. Rows are unchanged. With {@code all == false} (the
-   * compactor's background cycle) it rewrites at most {@code dimstream.compaction.rowsPerCycle} rows (default
-   * 500000) and merges only small files of similar size (each at most twice the live rows of the smaller ones it
-   * joins); with {@code all} every such file. A copy-on-write table has nothing to compact.
+   * A compaction of a merge-on-read table ({@link Compaction}): files with many deleted rows or few live rows are
+   * rewritten without deletion vectors; rows are unchanged.
    *
-   * @return the commit made, or {@code committed == false} when nothing passed a threshold
+   * <pre>{@code
+   * table.newCompaction().owners(Ownership.of(Set.of(0, 2), 4)).runCycle();
+   * }</pre>
    */
-  public OptimizeResult compact(boolean all) {
-    return compact(all, FileOwners.none());
+  public Compaction newCompaction() {
+    return new Compaction(this::compact);
   }
 
-  /**
-   * As {@link #compact(boolean)}, rewriting only the files {@code owners} may rewrite (those of its partitions, and
-   * unowned files only when it owns every partition), each owner's files into files of the same owner. A lost race
-   * is written again on the newer version when the winners removed or re-marked none of its files, else re-planned.
-   */
-  public OptimizeResult compact(boolean all, FileOwners owners) {
+  private OptimizeResult compact(boolean everyFile, Ownership owners) {
     completeProtocolOnce();
     DeletionVectorCompaction compaction = new DeletionVectorCompaction(writer, stats, positions);
     return retry.run(attempt -> {
@@ -395,7 +368,7 @@ public final class DeltaTable {
       if (!ChangeCommit.mergeOnRead(s.state)) {
         return new OptimizeResult(s.version(), false, 0, 0, 0);
       }
-      return compaction.compact(s.state, s.layout, all, owners);
+      return compaction.compact(s.state, s.layout, everyFile, owners);
     });
   }
 

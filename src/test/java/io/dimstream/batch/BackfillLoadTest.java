@@ -19,6 +19,7 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.table.TableException;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.table.Operation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -167,7 +168,7 @@ class BackfillLoadTest {
       before.remove(v.id());
     }
     before.ids().forEach(id -> changes.add(new VersionChange.Retraction(id.key(), id.validFrom())));
-    DeltaTable.open(table).commit(changes, Map.of(), "MERGE");
+    DeltaTable.open(table).newCommit(Operation.MERGE).apply(changes);
 
     List<Version> kernel = new ArrayList<>(KernelReader.latest(table, spec));
     kernel.sort(BusinessKeys.VERSION_ORDER);

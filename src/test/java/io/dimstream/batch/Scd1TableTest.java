@@ -12,6 +12,7 @@ import io.dimstream.table.KernelReader;
 import io.dimstream.table.TableException;
 import io.dimstream.testkit.DimensionTestDriver;
 import io.dimstream.topology.TopologyRunner;
+import io.dimstream.table.Operation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -122,7 +123,7 @@ class Scd1TableTest {
   }
 
   private static void commit(DeltaTable table, TopologyRunner runner) {
-    table.commit(runner.emitted().stream().map(TopologyRunner.Emitted::change).toList(), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(runner.emitted().stream().map(TopologyRunner.Emitted::change).toList());
   }
 
   private static DimensionSpec softDelete() {

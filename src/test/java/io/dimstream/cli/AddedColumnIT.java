@@ -84,7 +84,7 @@ class AddedColumnIT {
     // late into key 1's first-run history, newer for key 1; key 2 is left with first-run events only
     run(wide, "wide", service -> {
       LiveStores live = new LiveStores(service.streams(), wide,
-          StateLayouts.parse(service.table().table().properties().get(StateLayouts.PROPERTY)));
+          StateLayouts.parse(service.table().properties().get(StateLayouts.PROPERTY)));
       BusinessKey bob = BusinessKey.of(2L);
       assertThat(live.keyState(bob)).map(KeyState::open).contains(version(2, 10, null, null, "Bob", 5L));
       assertThat(live.events(bob)).extracting(StoredEvent::event).containsExactly(event(2, 10, null, "Bob", 5L));

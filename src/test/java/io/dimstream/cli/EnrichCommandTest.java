@@ -10,6 +10,7 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.Operation;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -36,11 +37,11 @@ class EnrichCommandTest {
     table = dir.resolve("table");
     DeltaTable t = DeltaTable.create(table, customers, Map.of());
     // customer 1: Paris from 10:00, Lyon from 12:00; attributes name, email, city, tier
-    t.commit(List.of(
+    t.newCommit(Operation.WRITE).apply(List.of(
         new VersionChange.Upsert(new Version(BusinessKey.of(1L), seq("2026-01-01T10:00:00Z"), seq("2026-01-01T12:00:00Z"),
             Arrays.asList("Ada", "ada@example.com", "Paris", "gold")), ChangeKind.OPEN),
         new VersionChange.Upsert(new Version(BusinessKey.of(1L), seq("2026-01-01T12:00:00Z"), null,
-            Arrays.asList("Ada", "ada@example.com", "Lyon", "gold")), ChangeKind.OPEN)), Map.of(), "WRITE");
+            Arrays.asList("Ada", "ada@example.com", "Lyon", "gold")), ChangeKind.OPEN)));
   }
 
   @Test

@@ -10,7 +10,6 @@ import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.service.TableSinkAdapter;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
@@ -66,7 +65,7 @@ class ScaleOutCompactorsIT {
       assertThat(CatchUp.await(() -> service.compactor().commits() > 0, Duration.ofMinutes(1))).isTrue();
 
       for (String owner : List.of("second:/b", "third:/c")) {
-        Compactor c = new Compactor(spec, new io.dimstream.storage.LocalStore(table), TableSinkAdapter.openOrCreate(spec), json::decodeChange,
+        Compactor c = new Compactor(spec, Compactor.openTable(spec), json::decodeChange,
             service.kafka(), owner, Clock.systemUTC());
         Thread t = new Thread(c, "compactor-" + owner);
         t.start();
@@ -97,7 +96,7 @@ class ScaleOutCompactorsIT {
       for (int from = 6_000; from < lines.size(); from += 500) {
         produce(spec, service, lines.subList(from, Math.min(lines.size(), from + 500)), "late-" + from);
       }
-      TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+      DeltaTable view = Compactor.openTable(spec);
       assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
           && CatchUp.tableCaughtUp(service.kafka(), spec, view), Duration.ofMinutes(3)))
           .as("the remaining compactors brought the table up to date").isTrue();

@@ -8,7 +8,7 @@ import io.dimstream.history.Scd2Fold;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.service.TableSinkAdapter;
+import io.dimstream.compactor.Compactor;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.storage.ObjectInfo;
@@ -125,7 +125,7 @@ class SparkS3CopyIT {
         ProduceCommand.produce(spec, file, service.kafka());
         CatchUp.await(() -> commits(service) > commits, Duration.ofSeconds(30));
       }
-      TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+      DeltaTable view = Compactor.openTable(spec);
       assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
           && CatchUp.tableCaughtUp(service.kafka(), spec, view), Duration.ofMinutes(3)))
           .as("the table caught up").isTrue();

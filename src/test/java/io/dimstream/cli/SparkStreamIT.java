@@ -17,7 +17,6 @@ import io.dimstream.model.VersionId;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.service.TableSinkAdapter;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
@@ -168,9 +167,7 @@ class SparkStreamIT {
     Thread thread = null;
     try (DimensionService service = DimensionService.start(spec, KAFKA.bootstrapServers())) {
       if (extraCompactor) {
-        second = new Compactor(spec, new io.dimstream.storage.LocalStore(spec.service().tablePath().localPath()),
-            TableSinkAdapter.openOrCreate(spec),
-            new VersionJson(spec)::decodeChange, service.kafka(), "second:/b", Clock.systemUTC());
+        second = new Compactor(spec, Compactor.openTable(spec), new VersionJson(spec)::decodeChange, service.kafka(), "second:/b", Clock.systemUTC());
         thread = new Thread(second, "second-compactor");
         thread.start();
       }
@@ -182,7 +179,7 @@ class SparkStreamIT {
         ProduceCommand.produce(spec, file, service.kafka());
         CatchUp.await(() -> commits(service, other) > commits, Duration.ofSeconds(30));
       }
-      TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+      DeltaTable view = Compactor.openTable(spec);
       assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
           && CatchUp.tableCaughtUp(service.kafka(), spec, view), Duration.ofMinutes(3)))
           .as("the table caught up").isTrue();

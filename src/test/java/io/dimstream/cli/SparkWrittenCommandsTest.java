@@ -13,6 +13,7 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
+import io.dimstream.table.Operation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,8 +53,8 @@ class SparkWrittenCommandsTest {
       rows = s.toList();
     }
     assertThat(rows).hasSize(lines(name).size());
-    DeltaTable.create(ours, spec, Map.of()).commit(rows.stream()
-        .<VersionChange>map(v -> new VersionChange.Upsert(v, ChangeKind.OPEN)).toList(), Map.of(), "WRITE");
+    DeltaTable.create(ours, spec, Map.of()).newCommit(Operation.WRITE).apply(rows.stream()
+        .<VersionChange>map(v -> new VersionChange.Upsert(v, ChangeKind.OPEN)).toList());
 
     List<List<String>> queries = new ArrayList<>();
     for (String at : List.of("2026-03-02T12:00:00Z", "2026-03-04T00:00:00Z", "2026-03-05T12:00:00Z",

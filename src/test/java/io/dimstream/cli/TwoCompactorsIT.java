@@ -2,7 +2,6 @@ package io.dimstream.cli;
 
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
-import io.dimstream.service.TableSinkAdapter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -67,7 +66,7 @@ class TwoCompactorsIT {
       assertThat(caughtUp(service, spec)).as("the first half reached the table").isTrue();
       long before = DeltaTable.open(table).latest().version();
 
-      Compactor intruder = new Compactor(spec, new io.dimstream.storage.LocalStore(table), TableSinkAdapter.openOrCreate(spec), json::decodeChange,
+      Compactor intruder = new Compactor(spec, Compactor.openTable(spec), json::decodeChange,
           service.kafka(), "other-host:/elsewhere", Clock.systemUTC());
       assertThatThrownBy(intruder::run)
           .isInstanceOf(LeaseHeldException.class)
@@ -81,7 +80,7 @@ class TwoCompactorsIT {
       assertThat(DeltaTable.open(table).latest().version()).isEqualTo(before);
 
       // A successor whose clock runs 10 minutes ahead sees the lease as abandoned and takes it over.
-      Compactor successor = new Compactor(spec, new io.dimstream.storage.LocalStore(table), TableSinkAdapter.openOrCreate(spec), json::decodeChange,
+      Compactor successor = new Compactor(spec, Compactor.openTable(spec), json::decodeChange,
           service.kafka(), "successor:/elsewhere", Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)));
       Thread successorThread = new Thread(successor, "successor-compactor");
       successorThread.setUncaughtExceptionHandler((t, e) -> { });
@@ -97,7 +96,7 @@ class TwoCompactorsIT {
         assertThat(down.body()).contains("\"compactor\":\"failed: The compactor lease");
 
         ProduceCommand.produce(spec, second, service.kafka());
-        TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+        DeltaTable view = Compactor.openTable(spec);
         assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
             && CatchUp.tableCaughtUp(service.kafka(), spec, view), Duration.ofMinutes(2)))
             .as("the successor brought the table up to date").isTrue();

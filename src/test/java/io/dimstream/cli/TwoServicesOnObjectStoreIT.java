@@ -3,13 +3,13 @@ package io.dimstream.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
+import io.dimstream.compactor.Compactor;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.service.TableSinkAdapter;
 import io.dimstream.storage.AzuriteServer;
 import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
@@ -145,7 +145,7 @@ class TwoServicesOnObjectStoreIT {
             "--bootstrap-servers", KAFKA.bootstrapServers())) {
           awaitPort(two, log2);
           ProduceCommand.produce(spec, input, kafka);
-          TableSinkAdapter view = TableSinkAdapter.openOrCreate(spec);
+          DeltaTable view = Compactor.openTable(spec);
           assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(kafka, spec, "dimstream-" + spec.name())
               && CatchUp.tableCaughtUp(kafka, spec, view), Duration.ofMinutes(3)))
               .as("the table caught up with the stream; see %s and %s", log1, log2).isTrue();

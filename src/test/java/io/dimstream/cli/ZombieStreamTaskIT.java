@@ -13,7 +13,7 @@ import io.dimstream.model.VersionId;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.service.TableSinkAdapter;
+import io.dimstream.compactor.Compactor;
 import io.dimstream.service.TopicReader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
@@ -112,7 +112,7 @@ class ZombieStreamTaskIT {
       assertThat(producerFailure.get()).isNull();
       assertThat(produced.get()).isEqualTo(lines.size());
       assertThat(CatchUp.await(() -> members(admin) == 2, PHASE)).as("the resumed instance rejoined").isTrue();
-      TableSinkAdapter view = TableSinkAdapter.openOrCreate(local);
+      DeltaTable view = Compactor.openTable(local);
       assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(kafka, local, APPLICATION)
           && CatchUp.tableCaughtUp(kafka, local, view), PHASE)).as("both caught up").isTrue();
       assertThat(child.isAlive()).as("the resumed instance keeps running").isTrue();

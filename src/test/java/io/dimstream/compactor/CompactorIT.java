@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.broker.BrokerExtension;
-import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.table.DeltaTable;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,9 +14,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +33,7 @@ class CompactorIT {
     Map<String, Object> kafka = new HashMap<>(KAFKA.clientProperties());
     kafka.put("allow.auto.create.topics", "false"); // the topic must stay missing
     // Each reading of this clock is 20 s later: the 60 s wait is over after a few polls, not a minute of real time.
-    Compactor compactor = new Compactor(spec, new io.dimstream.storage.LocalStore(dir.resolve("table")), new EmptySink(), (k, v) -> null, kafka,
+    Compactor compactor = new Compactor(spec, DeltaTable.create(dir.resolve("table"), spec, Map.of()), (k, v) -> null, kafka,
         "test-owner", new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"), Duration.ofSeconds(20)));
 
     long started = System.nanoTime();
@@ -45,24 +43,6 @@ class CompactorIT {
         .hasMessageContaining("dimstream run");
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
     assertThat(compactor.failure()).isInstanceOf(CompactorException.class);
-  }
-
-  /** A table that holds nothing; the compactor under test never gets as far as committing. */
-  private static final class EmptySink implements TableSink {
-    @Override
-    public OptionalLong txnVersion(String appId) {
-      return OptionalLong.empty();
-    }
-
-    @Override
-    public String commit(List<VersionChange> changes, Map<String, Long> txns) {
-      throw new AssertionError("nothing to commit: the versions topic does not exist");
-    }
-
-    @Override
-    public long latestVersion() {
-      return -1;
-    }
   }
 
   /** A clock that moves forward by {@code step} each time it is read. */

@@ -10,10 +10,7 @@ import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
-import io.dimstream.model.VersionChange;
-import io.dimstream.model.VersionId;
 import io.dimstream.service.CatchUp;
-import io.dimstream.service.TableSinkAdapter;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
@@ -29,12 +26,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,10 +78,10 @@ class ZombieCompactorIT {
   void shouldRefuseAZombieBatchThatTheNewOwnerHasCommittedInFull() throws Exception {
     DimensionSpec spec = spec("zombie_full");
     Gate aCommit = gate(1);
-    Compactor a = start(spec, "a:/zombie", new GatedSink(sink(spec), aCommit, null), zombieKafka());
+    Compactor a = start(spec, "a:/zombie", table(spec), new Pauses(aCommit, null), zombieKafka());
     aCommit.awaitArrival();
 
-    Compactor b = start(spec, "b:/successor", sink(spec), successorKafka(false));
+    Compactor b = start(spec, "b:/successor", table(spec), CommitProbe.NONE, successorKafka(false));
     assertThat(CatchUp.await(() -> recorded(spec) == RECORDS - 1, WAIT)).as("B took the partition and committed")
         .isTrue();
 
@@ -100,17 +94,17 @@ class ZombieCompactorIT {
   void shouldRefuseAZombieBatchThatRunsPastTheNewOwnersCommit() throws Exception {
     DimensionSpec spec = spec("zombie_overlap");
     Gate aCommit = gate(1);
-    GatedSink aSink = new GatedSink(sink(spec), aCommit, null);
-    Compactor a = start(spec, "a:/zombie", aSink, zombieKafka());
+    Pauses aPauses = new Pauses(aCommit, null);
+    Compactor a = start(spec, "a:/zombie", table(spec), aPauses, zombieKafka());
     aCommit.awaitArrival();
 
     // B reads a record per fetch: its first commit covers fewer offsets than A's batch; its second one waits
     Gate bSecondCommit = gate(2);
-    Compactor b = start(spec, "b:/successor", new GatedSink(sink(spec), bSecondCommit, null), successorKafka(true));
+    Compactor b = start(spec, "b:/successor", table(spec), new Pauses(bSecondCommit, null), successorKafka(true));
     bSecondCommit.awaitArrival();
     long bCommitted = recorded(spec);
     assertThat(bCommitted).as("B's first commit overlaps the start of A's batch and ends before its end")
-        .isGreaterThanOrEqualTo(0).isLessThan(aSink.heldTxns.get().get(appId(spec)));
+        .isGreaterThanOrEqualTo(0).isLessThan(aPauses.heldTxns.get().get(appId(spec)));
 
     aCommit.open();
     awaitZombie(a);
@@ -125,13 +119,13 @@ class ZombieCompactorIT {
     long created = DeltaTable.openOrCreate(new LocalStore(table), spec).latest().version();
     // A plans its commit on the table as it is now and is paused writing the next version's log entry
     Gate aLogWrite = gate(1);
-    TableSink aSink = TableSinkAdapter.over(DeltaTable.openOrCreate(new GatedStore(new LocalStore(table), aLogWrite),
-        spec, spec.tableProperties(), TableOptions.defaults()));
-    Compactor a = start(spec, "a:/zombie", aSink, zombieKafka());
+    DeltaTable aTable = DeltaTable.openOrCreate(new GatedStore(new LocalStore(table), aLogWrite), spec,
+        spec.tableProperties(), TableOptions.defaults());
+    Compactor a = start(spec, "a:/zombie", aTable, CommitProbe.NONE, zombieKafka());
     aLogWrite.awaitArrival();
 
     Gate bSecondCommit = gate(2);
-    Compactor b = start(spec, "b:/successor", new GatedSink(sink(spec), bSecondCommit, null), successorKafka(true));
+    Compactor b = start(spec, "b:/successor", table(spec), new Pauses(bSecondCommit, null), successorKafka(true));
     bSecondCommit.awaitArrival();
     DeltaTable view = DeltaTable.open(table);
     assertThat(view.latest().version()).as("B took the version A is about to write").isEqualTo(created + 1);
@@ -145,14 +139,13 @@ class ZombieCompactorIT {
   @Test
   void shouldRefuseAZombieThatTheGroupHasRemovedBeforeTheNewOwnerCommits() throws Exception {
     DimensionSpec spec = spec("zombie_generation");
-    // the compactor asks the table whether it is shared once at start and once per commit, right before it asks the
-    // group: A is paused there, after its read of the table's offsets, which B has not moved yet
-    Gate aBeforeGroup = gate(2);
-    Compactor a = start(spec, "a:/zombie", new GatedSink(sink(spec), null, aBeforeGroup), zombieKafka());
+    // A is paused right before it asks the group, after its read of the table's offsets, which B has not moved yet
+    Gate aBeforeGroup = gate(1);
+    Compactor a = start(spec, "a:/zombie", table(spec), new Pauses(null, aBeforeGroup), zombieKafka());
     aBeforeGroup.awaitArrival();
 
     Gate bFirstCommit = gate(1);
-    Compactor b = start(spec, "b:/successor", new GatedSink(sink(spec), bFirstCommit, null), successorKafka(false));
+    Compactor b = start(spec, "b:/successor", table(spec), new Pauses(bFirstCommit, null), successorKafka(false));
     bFirstCommit.awaitArrival();
     assertThat(recorded(spec)).as("nothing in the table yet").isEqualTo(-1);
 
@@ -261,13 +254,15 @@ class ZombieCompactorIT {
     return p;
   }
 
-  private static TableSink sink(DimensionSpec spec) {
-    return TableSinkAdapter.openOrCreate(spec);
+  /** The table as one service instance opens it: each compactor its own instance. */
+  private static DeltaTable table(DimensionSpec spec) {
+    return Compactor.openTable(spec);
   }
 
-  private Compactor start(DimensionSpec spec, String owner, TableSink sink, Map<String, Object> kafka) {
-    Compactor c = new Compactor(spec, new LocalStore(spec.service().tablePath().localPath()), sink,
-        new VersionJson(spec)::decodeChange, kafka, owner, Clock.systemUTC());
+  private Compactor start(DimensionSpec spec, String owner, DeltaTable table, CommitProbe pauses,
+      Map<String, Object> kafka) {
+    Compactor c = new Compactor(spec, table, new VersionJson(spec)::decodeChange, kafka, owner, Clock.systemUTC());
+    c.probe(pauses);
     compactors.add(c);
     Thread t = new Thread(() -> {
       try {
@@ -331,56 +326,31 @@ class ZombieCompactorIT {
     }
   }
 
-  /** A table sink whose commits (and questions whether the table is shared) pass a gate; null: no gate. */
-  private static final class GatedSink implements TableSink {
-    private final TableSink table;
+  /** Pauses a compactor's table commits, or its questions to the group, at a gate; null: no gate. */
+  private static final class Pauses implements CommitProbe {
     private final Gate commits;
-    private final Gate sharedQuestions;
+    private final Gate groupChecks;
     final java.util.concurrent.atomic.AtomicReference<Map<String, Long>> heldTxns =
         new java.util.concurrent.atomic.AtomicReference<>();
 
-    GatedSink(TableSink table, Gate commits, Gate sharedQuestions) {
-      this.table = table;
+    Pauses(Gate commits, Gate groupChecks) {
       this.commits = commits;
-      this.sharedQuestions = sharedQuestions;
+      this.groupChecks = groupChecks;
     }
 
     @Override
-    public OptionalLong txnVersion(String appId) {
-      return table.txnVersion(appId);
-    }
-
-    @Override
-    public boolean sharedWriters() {
-      if (sharedQuestions != null) {
-        sharedQuestions.pass();
+    public void beforeGroupCheck(VersionBatch batch) {
+      if (groupChecks != null) {
+        groupChecks.pass();
       }
-      return table.sharedWriters();
     }
 
     @Override
-    public String commit(List<VersionChange> changes, Map<String, Long> txns) {
-      return table.commit(changes, txns);
-    }
-
-    @Override
-    public String commit(List<VersionChange> changes, Map<String, Long> txns, Map<String, Long> readFrom,
-        Map<VersionId, Integer> partitions, Set<Integer> owned, boolean ownsAll) {
-      heldTxns.compareAndSet(null, Map.copyOf(txns));
+    public void beforeTableCommit(VersionBatch batch) {
+      heldTxns.compareAndSet(null, Map.copyOf(batch.txns()));
       if (commits != null) {
         commits.pass();
       }
-      return table.commit(changes, txns, readFrom, partitions, owned, ownsAll);
-    }
-
-    @Override
-    public String maintain(Set<Integer> owned, boolean ownsAll) {
-      return table.maintain(owned, ownsAll);
-    }
-
-    @Override
-    public long latestVersion() {
-      return table.latestVersion();
     }
   }
 

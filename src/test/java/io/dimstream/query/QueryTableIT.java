@@ -14,6 +14,7 @@ import io.dimstream.model.VersionsById;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.types.Column;
+import io.dimstream.table.Operation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +47,8 @@ class QueryTableIT {
     older = Scd2Fold.fold(CUSTOMERS, events.subList(0, events.size() / 2));
     latest = Scd2Fold.fold(CUSTOMERS, events);
     DeltaTable t = DeltaTable.create(dir.resolve("customers"), CUSTOMERS, Map.of());
-    t.commit(upserts(older), Map.of(), "WRITE");
-    t.commit(diff(older, latest), Map.of(), "MERGE");
+    t.newCommit(Operation.WRITE).apply(upserts(older));
+    t.newCommit(Operation.MERGE).apply(diff(older, latest));
     table = new DeltaVersionTable(DeltaTable.open(dir.resolve("customers")));
   }
 

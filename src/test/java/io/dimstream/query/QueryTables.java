@@ -5,6 +5,7 @@ import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.Operation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +24,7 @@ public final class QueryTables {
       for (Version v : batch) {
         changes.add(new VersionChange.Upsert(v, v.isCurrent() ? ChangeKind.OPEN : ChangeKind.CLOSE));
       }
-      t.commit(changes, Map.of(), "WRITE");
+      t.newCommit(Operation.WRITE).apply(changes);
     }
     return t;
   }

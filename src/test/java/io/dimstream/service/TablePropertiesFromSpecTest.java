@@ -1,5 +1,7 @@
 package io.dimstream.service;
 
+import io.dimstream.compactor.Compactor;
+import io.dimstream.table.Operation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -86,7 +88,7 @@ class TablePropertiesFromSpecTest {
     DimensionSpec spec = spec("output:\n  table_properties:\n    delta.enableDeletionVectors: \"false\"\n"
         + "    dimstream.compaction.rowsPerCycle: 1000\n");
 
-    TableSinkAdapter.openOrCreate(spec);
+    Compactor.openTable(spec);
 
     Path table = spec.service().tablePath().localPath();
     assertThat(protocol(table)).isEqualTo(List.of(1, 2));
@@ -133,8 +135,7 @@ class TablePropertiesFromSpecTest {
     }
     before.values().forEach(v -> changes.add(new VersionChange.Retraction(v.key(), v.validFrom())));
     assertThat(changes).isNotEmpty();
-    TableSinkAdapter sink = TableSinkAdapter.openOrCreate(spec);
-    sink.commit(changes, Map.of());
+    Compactor.openTable(spec).newCommit(Operation.MERGE).apply(changes);
   }
 
   private static List<Version> kernelRows(Path table, DimensionSpec spec) {

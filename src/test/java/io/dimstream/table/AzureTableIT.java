@@ -56,16 +56,16 @@ class AzureTableIT {
   private static void commitSeries(DeltaTable t) {
     List<Version> open = new ArrayList<>();
     LongStream.rangeClosed(1, 20).forEach(k -> open.add(version(k, 0, null, "v" + k)));
-    t.commit(upserts(open.toArray(Version[]::new)), Map.of("app", 1L), "WRITE");
+    t.newCommit(Operation.WRITE).txns(Map.of("app", 1L)).apply(upserts(open.toArray(Version[]::new)));
     List<Version> changed = new ArrayList<>();
     LongStream.rangeClosed(1, 10).forEach(k -> {
       changed.add(version(k, 0, 5L, "v" + k));
       changed.add(version(k, 5, null, "w" + k));
     });
-    t.commit(upserts(changed.toArray(Version[]::new)), Map.of("app", 2L), "MERGE");
-    t.commit(List.of(Versions.retract(20, 0)), Map.of("app", 3L), "MERGE");
+    t.newCommit(Operation.MERGE).txns(Map.of("app", 2L)).apply(upserts(changed.toArray(Version[]::new)));
+    t.newCommit(Operation.MERGE).txns(Map.of("app", 3L)).apply(List.of(Versions.retract(20, 0)));
     for (int i = 0; i < 3; i++) {
-      t.commit(upserts(version(100 + i, 1, null, "x" + i)), Map.of("app", 4L + i), "MERGE");
+      t.newCommit(Operation.MERGE).txns(Map.of("app", 4L + i)).apply(upserts(version(100 + i, 1, null, "x" + i)));
     }
   }
 
@@ -120,7 +120,7 @@ class AzureTableIT {
         String app = "writer-" + i;
         results.add(pool.submit(() -> {
           start.await();
-          return t.commit(upserts(version(key, 0, null, "k" + key)), Map.of(app, 1L), "MERGE");
+          return t.newCommit(Operation.MERGE).txns(Map.of(app, 1L)).apply(upserts(version(key, 0, null, "k" + key)));
         }));
       }
       List<Long> versions = new ArrayList<>();

@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,8 +37,8 @@ class BackgroundCheckpointTest {
     for (long k = 1; k <= 8; k++) {
       Version v = version(k, 0, null, "v" + k);
       // each key's rows in a file its partition owns, tagged so in the log (and so in the checkpoint)
-      FileOwners owners = new FileOwners(Map.of(v.id(), (int) (k % 2)), Set.of(0, 1), true);
-      table.commit(upserts(v), Map.of("app", k), "WRITE", owners);
+      table.newCommit(Operation.WRITE).txns(Map.of("app", k)).partitions(Map.of(v.id(), (int) (k % 2)))
+          .apply(upserts(v));
     }
     List<Version> expected = scan(table.latest());
     Path log = dir.resolve("_delta_log");

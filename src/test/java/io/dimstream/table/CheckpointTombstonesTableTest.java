@@ -45,14 +45,14 @@ class CheckpointTombstonesTableTest {
     for (long k = 1; k <= 1200; k++) {
       rows.add(version(k, 0, null, "v" + k));
     }
-    table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE).apply(upserts(rows.toArray(Version[]::new)));
     for (int c = 1; c <= 6; c++) {
       List<VersionChange> changes = new ArrayList<>();
       for (long k = c; k <= 1200; k += 8) {
         changes.addAll(upserts(version(k, 0, (long) c, "v" + k), version(k, c, null, "w" + k + "-" + c)));
       }
       clock.advance(Duration.ofSeconds(1));
-      table.commit(changes, Map.of(), "MERGE");
+      table.newCommit(Operation.MERGE).apply(changes);
     }
     long last = table.latest().version();
     List<List<Version>> before = new ArrayList<>();

@@ -38,7 +38,8 @@ class CommitStateUnknownTest {
       // Leave room for one data file and the temporary commit file, not for the commit file itself.
       fillDiskLeavingBlocks(fs.getPath("/filler"), 2);
 
-      assertThatThrownBy(() -> table.commit(upserts(version(1, 0, null, "ann")), Map.of("app-0", 5L), "MERGE"))
+      assertThatThrownBy(() -> table.newCommit(Operation.MERGE).txns(Map.of("app-0", 5L))
+          .apply(upserts(version(1, 0, null, "ann"))))
           .isInstanceOf(CommitStateUnknownException.class)
           .hasMessageContaining(root.resolve("_delta_log").resolve("00000000000000000001.json").toString())
           .hasMessageContaining("it is unknown whether it was committed")

@@ -48,17 +48,16 @@ class ConcurrentWritersTest {
     for (long k = from; k <= to; k++) {
       rows.add(version(k, 0, null, "v" + k));
     }
-    table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "WRITE", owners(rows, owner));
+    table.newCommit(Operation.WRITE).partitions(owners(rows, owner)).apply(upserts(rows.toArray(Version[]::new)));
     return rows;
   }
 
-  private static FileOwners owners(List<Version> rows, int owner) {
-    if (owner < 0) {
-      return FileOwners.none();
-    }
+  private static Map<VersionId, Integer> owners(List<Version> rows, int owner) {
     Map<VersionId, Integer> partitions = new HashMap<>();
-    rows.forEach(v -> partitions.put(VersionId.of(v), owner));
-    return new FileOwners(partitions, Set.of(owner), false);
+    if (owner >= 0) {
+      rows.forEach(v -> partitions.put(VersionId.of(v), owner));
+    }
+    return partitions;
   }
 
   /** The close-out at {@code hour} of each key's first version and its new one, as the topology emits them. */
@@ -71,10 +70,10 @@ class ConcurrentWritersTest {
     return upserts(rows.toArray(Version[]::new));
   }
 
-  private static FileOwners ownersOf(List<VersionChange> changes, int owner) {
+  private static Map<VersionId, Integer> ownersOf(List<VersionChange> changes, int owner) {
     Map<VersionId, Integer> partitions = new HashMap<>();
     changes.forEach(c -> partitions.put(c.id(), owner));
-    return new FileOwners(partitions, Set.of(owner), false);
+    return partitions;
   }
 
   /** Keys {@code from..to} changed at {@code hour}: the closed first version and the new current one. */
@@ -99,8 +98,10 @@ class ConcurrentWritersTest {
 
     List<VersionChange> p0 = change(1, 10, 5);
     List<VersionChange> p1 = change(51, 60, 5);
-    CommitResult won = first.commit(p0, Map.of("customers-versions-0", 7L), "MERGE", ownersOf(p0, 0));
-    CommitResult rebased = second.commit(p1, Map.of("customers-versions-1", 9L), "MERGE", ownersOf(p1, 1));
+    CommitResult won = first.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 7L))
+        .partitions(ownersOf(p0, 0)).apply(p0);
+    CommitResult rebased = second.newCommit(Operation.MERGE).txns(Map.of("customers-versions-1", 9L))
+        .partitions(ownersOf(p1, 1)).apply(p1);
 
     assertThat(won.version()).isEqualTo(read + 1);
     assertThat(rebased.committed()).isTrue();
@@ -134,14 +135,15 @@ class ConcurrentWritersTest {
 
     List<VersionChange> p0 = change(1, 10, 5);
     List<VersionChange> p1 = change(51, 60, 6);
-    first.commit(p0, Map.of("customers-versions-0", 7L), "MERGE", ownersOf(p0, 0));
-    assertThatThrownBy(() -> second.commit(p1, Map.of("customers-versions-1", 9L), "MERGE", ownersOf(p1, 1)))
+    first.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 7L)).partitions(ownersOf(p0, 0)).apply(p0);
+    assertThatThrownBy(() -> second.newCommit(Operation.MERGE).txns(Map.of("customers-versions-1", 9L))
+        .partitions(ownersOf(p1, 1)).apply(p1))
         .isInstanceOf(CommitConflictException.class);
     assertThat(table.latest().version()).as("the loser wrote nothing").isEqualTo(read + 1);
 
     // what DeltaTable.commit does after a conflict: a new transaction plans on the winner's snapshot
-    CommitResult replanned = table.startTransaction().commit(p1, Map.of("customers-versions-1", 9L), "MERGE",
-        ownersOf(p1, 1));
+    CommitResult replanned = table.startTransaction().newCommit(Operation.MERGE)
+        .txns(Map.of("customers-versions-1", 9L)).partitions(ownersOf(p1, 1)).apply(p1);
     assertThat(replanned.version()).isEqualTo(read + 2);
     List<Version> expected = new ArrayList<>(changed(1, 10, 5));
     expected.addAll(changed(51, 60, 6));
@@ -161,12 +163,14 @@ class ConcurrentWritersTest {
     open(table, 51, 100, 1);
     Transaction zombie = table.startTransaction();
     List<VersionChange> p0 = change(1, 10, 5);
-    table.commit(p0, Map.of("customers-versions-0", 7L), "MERGE", ownersOf(p0, 0));
+    table.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 7L)).partitions(ownersOf(p0, 0)).apply(p0);
     long before = table.latest().version();
 
-    assertThatThrownBy(() -> zombie.commit(p0, Map.of("customers-versions-0", 7L), "MERGE", ownersOf(p0, 0)))
+    assertThatThrownBy(() -> zombie.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 7L))
+        .partitions(ownersOf(p0, 0)).apply(p0))
         .isInstanceOf(CommitConflictException.class);
-    CommitResult again = table.commit(p0, Map.of("customers-versions-0", 7L), "MERGE", ownersOf(p0, 0));
+    CommitResult again = table.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 7L))
+        .partitions(ownersOf(p0, 0)).apply(p0);
     assertThat(again.committed()).as("the re-plan sees the batch is already in the table").isFalse();
     assertThat(table.latest().version()).isEqualTo(before);
   }
@@ -178,16 +182,16 @@ class ConcurrentWritersTest {
     // the zombie read offsets 10..20 of partition 0 and plans on this snapshot; the new owner applies 10..15 first
     Transaction zombie = table.startTransaction();
     List<VersionChange> newOwner = change(1, 5, 5);
-    table.commit(newOwner, Map.of("customers-versions-0", 15L), "MERGE", ownersOf(newOwner, 0),
-        new TxnFence(Map.of("customers-versions-0", 10L)));
+    table.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 15L)).partitions(ownersOf(newOwner, 0))
+        .fence(new TxnFence(Map.of("customers-versions-0", 10L))).apply(newOwner);
     long before = table.latest().version();
     List<VersionChange> stale = change(1, 10, 5);
 
-    assertThatThrownBy(() -> zombie.commit(stale, Map.of("customers-versions-0", 20L), "MERGE", ownersOf(stale, 0),
-        new TxnFence(Map.of("customers-versions-0", 10L))))
+    assertThatThrownBy(() -> zombie.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 20L))
+        .partitions(ownersOf(stale, 0)).fence(new TxnFence(Map.of("customers-versions-0", 10L))).apply(stale))
         .as("lost the race for the version: re-planned, not rebased").isInstanceOf(CommitConflictException.class);
-    assertThatThrownBy(() -> table.commit(stale, Map.of("customers-versions-0", 20L), "MERGE", ownersOf(stale, 0),
-        new TxnFence(Map.of("customers-versions-0", 10L))))
+    assertThatThrownBy(() -> table.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 20L))
+        .partitions(ownersOf(stale, 0)).fence(new TxnFence(Map.of("customers-versions-0", 10L))).apply(stale))
         .isInstanceOf(TxnOverlapException.class)
         .hasMessageContaining("already records txn versions {customers-versions-0=15}")
         .hasMessageContaining("re-read the source from the offsets the table records");
@@ -195,7 +199,8 @@ class ConcurrentWritersTest {
     assertThat(table.latest().txnVersions()).containsEntry("customers-versions-0", 15L);
 
     // without a fence the markers alone cannot tell: 20 is above 15, and the stale batch lands
-    CommitResult unfenced = table.commit(stale, Map.of("customers-versions-0", 20L), "MERGE", ownersOf(stale, 0));
+    CommitResult unfenced = table.newCommit(Operation.MERGE).txns(Map.of("customers-versions-0", 20L))
+        .partitions(ownersOf(stale, 0)).apply(stale);
     assertThat(unfenced.committed()).isTrue();
   }
 
@@ -212,9 +217,9 @@ class ConcurrentWritersTest {
       p0.addAll(change(k, k, 5));
       p1.addAll(change(k + 1, k + 1, 6));
     }
-    first.commit(p0, Map.of(), "MERGE", ownersOf(p0, 0));
+    first.newCommit(Operation.MERGE).partitions(ownersOf(p0, 0)).apply(p0);
     List<Path> dvsBefore = dvFiles();
-    assertThatThrownBy(() -> second.commit(p1, Map.of(), "MERGE", ownersOf(p1, 1)))
+    assertThatThrownBy(() -> second.newCommit(Operation.MERGE).partitions(ownersOf(p1, 1)).apply(p1))
         .isInstanceOf(CommitConflictException.class);
     List<Path> orphans = dvFiles();
     orphans.removeAll(dvsBefore);
@@ -288,9 +293,8 @@ class ConcurrentWritersTest {
               partitions.put(c.id(), (int) (key % 4));
             }
           }
-          FileOwners owners = new FileOwners(partitions, owned, false);
-          mine.commit(batch, Map.of(), "MERGE", owners);
-          mine.compact(false, owners);
+          mine.newCommit(Operation.MERGE).partitions(partitions).apply(batch);
+          mine.newCompaction().owners(new Ownership(owned, false)).runCycle();
         }
         history.values().forEach(vs -> vs.forEach(v -> model.put(VersionId.of(v), v)));
       });

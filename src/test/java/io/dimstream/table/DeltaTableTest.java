@@ -25,14 +25,14 @@ class DeltaTableTest {
   void shouldReadBackCommittedVersionsWithOurReaderAndDeltaKernel() {
     DimensionSpec spec = customers();
     DeltaTable table = DeltaTable.create(dir, spec, Map.of("dimstream.buckets", "4"));
-    CommitResult r = table.commit(upserts(version(1, 0, null, "ann"), version(2, 0, null, "bob")),
-        Map.of("app-0", 5L), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).txns(Map.of("app-0", 5L))
+        .apply(upserts(version(1, 0, null, "ann"), version(2, 0, null, "bob")));
     assertThat(r.committed()).isTrue();
     assertThat(r.version()).isEqualTo(1);
     assertThat(r.rowsInserted()).isEqualTo(2);
 
-    CommitResult r2 = table.commit(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anne")),
-        Map.of("app-0", 6L), "MERGE");
+    CommitResult r2 = table.newCommit(Operation.MERGE).txns(Map.of("app-0", 6L))
+        .apply(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anne")));
     assertThat(r2.rowsUpdated()).isEqualTo(1);
     assertThat(r2.rowsInserted()).isEqualTo(1);
 
@@ -48,11 +48,11 @@ class DeltaTableTest {
   @Test
   void shouldDeleteRetractedVersion() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of());
-    table.commit(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anne")), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anne")));
     List<io.dimstream.model.VersionChange> changes = new ArrayList<>();
     changes.add(retract(1, 5));
     changes.add(Versions.upsert(version(1, 0, null, "ann")));
-    CommitResult r = table.commit(changes, Map.of(), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).apply(changes);
     assertThat(r.rowsDeleted()).isEqualTo(1);
     assertThat(r.rowsUpdated()).isEqualTo(1);
     assertThat(scan(table.latest())).containsExactly(version(1, 0, null, "ann"));

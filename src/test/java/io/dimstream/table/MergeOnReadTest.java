@@ -52,7 +52,7 @@ class MergeOnReadTest {
     for (long k = 1; k <= n; k++) {
       rows.add(version(k, 0, null, "v" + k));
     }
-    table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE).apply(upserts(rows.toArray(Version[]::new)));
     return rows;
   }
 
@@ -93,7 +93,7 @@ class MergeOnReadTest {
 
     List<VersionChange> changes = new ArrayList<>(change(7, 5));
     changes.addAll(change(500, 5));
-    CommitResult r = table.commit(changes, Map.of(), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).apply(changes);
 
     Snapshot s = table.latest();
     AddFile marked = live(s, bulk.path());
@@ -123,7 +123,7 @@ class MergeOnReadTest {
     Map<Integer, List<Version>> byBucket = new TreeMap<>();
     initial.forEach(v -> byBucket.computeIfAbsent(load.bucketOf(v.key()), b -> new ArrayList<>()).add(v));
     byBucket.forEach(load::write);
-    load.commit("WRITE");
+    load.commit(Operation.WRITE);
     Snapshot loaded = table.latest();
     assertThat(loaded.state.protocol).isEqualTo(MERGE_ON_READ);
     AddFile bucketFile = loaded.state.adds.values().stream().filter(loaded.layout::isCurrentFile).findFirst()
@@ -132,7 +132,7 @@ class MergeOnReadTest {
     long key = initial.stream().filter(v -> load.bucketOf(v.key()) == bucket).findFirst()
         .map(v -> (Long) v.key().values().get(0)).orElseThrow();
 
-    table.commit(change(key, 5), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(change(key, 5));
 
     Snapshot s = table.latest();
     AddFile marked = live(s, bucketFile.path());
@@ -151,7 +151,7 @@ class MergeOnReadTest {
     List<Long> keys = new ArrayList<>();
     for (long k = 1; k <= 600; k += 3) {
       keys.add(k);
-      table.commit(change(k, 5), Map.of(), "MERGE");
+      table.newCommit(Operation.MERGE).apply(change(k, 5));
     }
     AddFile marked = live(table.latest(), bulk);
     assertThat(marked.deletionVector().cardinality()).isEqualTo(keys.size());
@@ -164,12 +164,13 @@ class MergeOnReadTest {
   @Test
   void shouldMarkACorrectedAndARetractedClosedRowInTheClosedFile() {
     DeltaTable table = create(Map.of());
-    table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, 9L, "b"), version(1, 9, null, "c"),
-        version(2, 0, 4L, "w"), version(2, 4, null, "x")), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE)
+        .apply(upserts(version(1, 0, 5L, "a"), version(1, 5, 9L, "b"), version(1, 9, null, "c"),
+        version(2, 0, 4L, "w"), version(2, 4, null, "x")));
     // a late event splits [0, 5): the closed row is corrected, and [5, 9) is retracted by a re-fold
     List<VersionChange> late = new ArrayList<>(upserts(version(1, 0, 3L, "a"), version(1, 3, 9L, "a2")));
     late.add(retract(1, 5));
-    CommitResult r = table.commit(late, Map.of(), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).apply(late);
     assertThat(r.rowsUpdated()).isEqualTo(1);
     assertThat(r.rowsDeleted()).isEqualTo(1);
     List<Version> expected = sorted(List.of(version(1, 0, 3L, "a"), version(1, 3, 9L, "a2"),
@@ -190,7 +191,7 @@ class MergeOnReadTest {
       keys.add(k);
       changes.addAll(change(k, 5));
     }
-    table.commit(changes, Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(changes);
     List<Version> expected = new ArrayList<>(expectedAfterChange(initial, keys, 5));
     // each commit brings new versions (absent from the table) beside corrections and retractions of closed rows:
     // the first reads the closed file, the later ones ask its identity filter and must still find their rows
@@ -201,7 +202,7 @@ class MergeOnReadTest {
       List<VersionChange> batch = new ArrayList<>(upserts(version(fixed, 0, 5L, "fix" + round),
           version(added, 5, null, "new" + round)));
       batch.add(retract(retracted, 0));
-      table.commit(batch, Map.of(), "MERGE");
+      table.newCommit(Operation.MERGE).apply(batch);
       expected.remove(version(fixed, 0, 5L, "v" + fixed));
       expected.add(version(fixed, 0, 5L, "fix" + round));
       expected.remove(version(retracted, 0, 5L, "v" + retracted));
@@ -222,10 +223,10 @@ class MergeOnReadTest {
       keys.add(k);
       changes.addAll(change(k, 5));
     }
-    table.commit(changes, Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(changes);
     // each correction deletes the row the last one wrote: the older files still hold the identity at a deleted row
     for (int round = 1; round <= 8; round++) {
-      CommitResult r = table.commit(upserts(version(7, 0, 5L, "fix" + round)), Map.of(), "MERGE");
+      CommitResult r = table.newCommit(Operation.MERGE).apply(upserts(version(7, 0, 5L, "fix" + round)));
       assertThat(r.rowsUpdated()).as("round %d replaces the one live row", round).isEqualTo(1);
       assertThat(scan(table.latest())).as("round %d", round).filteredOn(v -> v.key().equals(BusinessKey.of(7L)))
           .hasSize(2);
@@ -233,7 +234,7 @@ class MergeOnReadTest {
     // a second process knows no positions: it reads the closed files, then corrects through what it learned
     DeltaTable reopened = DeltaTable.open(dir);
     for (int round = 9; round <= 10; round++) {
-      CommitResult r = reopened.commit(upserts(version(7, 0, 5L, "fix" + round)), Map.of(), "MERGE");
+      CommitResult r = reopened.newCommit(Operation.MERGE).apply(upserts(version(7, 0, 5L, "fix" + round)));
       assertThat(r.rowsUpdated()).as("round %d replaces the one live row", round).isEqualTo(1);
     }
     List<Version> expected = new ArrayList<>(expectedAfterChange(initial, keys, 5));
@@ -247,11 +248,11 @@ class MergeOnReadTest {
   void shouldFindRowsAfterReopeningThroughARebuiltIndex() {
     DeltaTable table = create(Map.of());
     List<Version> initial = open(table, 300);
-    table.commit(change(10, 5), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(change(10, 5));
     DeltaTable reopened = DeltaTable.open(dir);
-    reopened.commit(change(11, 6), Map.of(), "MERGE");
+    reopened.newCommit(Operation.MERGE).apply(change(11, 6));
     // the first instance's index is behind another writer's commit and must not mark a stale position
-    table.commit(change(12, 7), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(change(12, 7));
     List<Version> expected = new ArrayList<>(expectedAfterChange(initial, List.of(10L), 5));
     expected.removeIf(v -> v.key().values().get(0).equals(11L) || v.key().values().get(0).equals(12L));
     expected.addAll(List.of(version(11, 0, 6L, "v11"), version(11, 6, null, "w11"), version(12, 0, 7L, "v12"),
@@ -270,10 +271,10 @@ class MergeOnReadTest {
     }
     List<VersionChange> changes = new ArrayList<>();
     keys.forEach(k -> changes.addAll(change(k, 5)));
-    table.commit(changes, Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(changes);
     long before = table.latest().version();
 
-    OptimizeResult r = table.compact(false);
+    OptimizeResult r = table.newCompaction().runCycle();
 
     assertThat(r.committed()).isTrue();
     Snapshot s = table.latest();
@@ -283,12 +284,12 @@ class MergeOnReadTest {
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
     assertThat(sorted(KernelReader.atVersion(dir, customers(), before))).isEqualTo(expected);
     // the index follows the rewritten positions: a later change finds its row in the new file
-    table.commit(upserts(version(900, 0, 8L, "v900"), version(900, 8, null, "w900")), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(version(900, 0, 8L, "v900"), version(900, 8, null, "w900")));
     List<Version> after = new ArrayList<>(expected);
     after.remove(version(900, 0, null, "v900"));
     after.addAll(List.of(version(900, 0, 8L, "v900"), version(900, 8, null, "w900")));
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(after));
-    assertThat(table.compact(false).committed()).as("nothing passes a threshold any more").isFalse();
+    assertThat(table.newCompaction().runCycle().committed()).as("nothing passes a threshold any more").isFalse();
   }
 
   @Test
@@ -303,8 +304,8 @@ class MergeOnReadTest {
         rows.add(version(c * 1000L + k, 0, null, "v" + k));
       }
       expected.addAll(rows);
-      table.commit(upserts(rows.toArray(Version[]::new)), Map.of(), "MERGE");
-      rewritten += table.compact(false).rowsRewritten();
+      table.newCommit(Operation.MERGE).apply(upserts(rows.toArray(Version[]::new)));
+      rewritten += table.newCompaction().runCycle().rowsRewritten();
     }
 
     // Merging every small file after each commit rewrote the whole table each time: 100 * (2 + 3 + ... + 32) rows,
@@ -312,7 +313,7 @@ class MergeOnReadTest {
     assertThat(rewritten).isLessThanOrEqualTo(100L * commits * 5).isGreaterThan(0);
     assertThat(table.latest().state.adds).as("a few files of growing size").hasSizeLessThanOrEqualTo(6);
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
-    table.compact(true);
+    table.newCompaction().runFull();
     assertThat(table.latest().state.adds).as("a full compaction merges every small file").hasSize(1);
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(sorted(expected));
   }
@@ -326,7 +327,7 @@ class MergeOnReadTest {
     for (long k = 1; k <= 600; k += 3) {
       changes.addAll(change(k, 5));
     }
-    table.commit(changes, Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(changes);
     // the process died after writing data and DV files but before the commit file existed
     Files.delete(commit);
     Files.deleteIfExists(dir.resolve("_delta_log").resolve(String.format("%020d.crc", 2)));
@@ -353,11 +354,11 @@ class MergeOnReadTest {
       keys.add(k);
       changes.addAll(change(k, 5));
     }
-    table.commit(changes, Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(changes);
     List<Path> dvs = dvFiles();
     assertThat(dvs).hasSize(1);
     clock.advance(Duration.ofHours(1));
-    table.compact(true);
+    table.newCompaction().runFull();
     assertThat(table.vacuum(Duration.ofMinutes(30)).deletedFiles()).as("removed 0 minutes ago: kept").isEmpty();
     assertThat(dvFiles()).isEqualTo(dvs);
     clock.advance(Duration.ofHours(1));
@@ -378,7 +379,7 @@ class MergeOnReadTest {
     assertThat(s.version()).isEqualTo(2);
     assertThat(s.state.protocol.supportsDeletionVectors()).isTrue();
     assertThat(s.properties()).containsEntry("delta.enableDeletionVectors", "true");
-    table.commit(change(3, 5), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(change(3, 5));
     assertThat(table.latest().state.adds.values()).anyMatch(a -> a.deletionVector() != null);
     assertThat(sorted(KernelReader.latest(dir, customers())))
         .isEqualTo(expectedAfterChange(initial, List.of(3L), 5));

@@ -78,20 +78,21 @@ class MotoS3TableIT {
     moto.createBucket("throttled");
     ObjectStore store = viaProxy("throttled", Duration.ofSeconds(5));
     DeltaTable t = DeltaTable.create(store, customers(), Map.of(), options());
-    t.commit(upserts(version(1, 0, null, "ann")), Map.of("app", 1L), "MERGE");
+    t.newCommit(Operation.MERGE).txns(Map.of("app", 1L)).apply(upserts(version(1, 0, null, "ann")));
 
     proxy.on("PUT", p -> p.endsWith(".parquet"), 1, Fault.SLOW_DOWN);
     proxy.on("PUT", p -> p.endsWith(".parquet"), 1, Fault.TOO_MANY_REQUESTS);
     proxy.on("PUT", p -> p.endsWith("00000000000000000002.json"), 1, Fault.SLOW_DOWN);
     proxy.on("PUT", p -> p.endsWith("00000000000000000002.json"), 1, Fault.TOO_MANY_REQUESTS);
     proxy.on("PUT", p -> p.endsWith("00000000000000000002.json"), 1, Fault.INTERNAL_ERROR);
-    CommitResult r = t.commit(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anna")), Map.of("app", 2L),
-        "MERGE");
+    CommitResult r = t.newCommit(Operation.MERGE).txns(Map.of("app", 2L))
+        .apply(upserts(version(1, 0, 5L, "ann"), version(1, 5, null, "anna")));
     assertThat(r.version()).isEqualTo(2);
     assertThat(proxy.injected()).as("every fault was met").isEqualTo(5);
 
     proxy.on("PUT", p -> p.endsWith("00000000000000000003.json"), 1, Fault.FORWARD_THEN_INTERNAL_ERROR);
-    assertThat(t.commit(upserts(version(2, 0, null, "bob")), Map.of("app", 3L), "MERGE").version())
+    assertThat(t.newCommit(Operation.MERGE).txns(Map.of("app", 3L))
+        .apply(upserts(version(2, 0, null, "bob"))).version())
         .as("stored, answered 500, read back as ours").isEqualTo(3);
 
     assertThat(logVersions(store)).containsExactly(0L, 1L, 2L, 3L);
@@ -106,20 +107,22 @@ class MotoS3TableIT {
     DeltaTable t = DeltaTable.create(store, customers(), Map.of(), options());
 
     proxy.on("PUT", p -> p.endsWith("00000000000000000001.json"), 1, Fault.FORWARD_THEN_DROP);
-    assertThat(t.commit(upserts(version(1, 0, null, "ann")), Map.of("app", 1L), "MERGE").version())
+    assertThat(t.newCommit(Operation.MERGE).txns(Map.of("app", 1L))
+        .apply(upserts(version(1, 0, null, "ann"))).version())
         .as("the connection dropped after the store took the commit").isEqualTo(1);
 
     proxy.on("PUT", p -> p.endsWith("00000000000000000002.json"), 1, Fault.FORWARD_THEN_STALL);
     long started = System.nanoTime();
-    assertThat(t.commit(upserts(version(2, 0, null, "bob")), Map.of("app", 2L), "MERGE").version())
+    assertThat(t.newCommit(Operation.MERGE).txns(Map.of("app", 2L))
+        .apply(upserts(version(2, 0, null, "bob"))).version())
         .as("the answer came after the client gave up").isEqualTo(2);
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(FaultProxy.STALL_MILLIS));
 
     // another writer takes version 3 while this writer's answer is lost: the read-back finds it is not ours
     DeltaTable other = DeltaTable.open(moto.store(moto.endpoint(), "unanswered", "customers"), options());
-    other.commit(upserts(version(3, 0, null, "cy")), Map.of("other", 1L), "MERGE");
+    other.newCommit(Operation.MERGE).txns(Map.of("other", 1L)).apply(upserts(version(3, 0, null, "cy")));
     proxy.on("PUT", p -> p.endsWith("00000000000000000003.json"), 1, Fault.FORWARD_THEN_DROP);
-    CommitResult mine = t.commit(upserts(version(4, 0, null, "dan")), Map.of("app", 3L), "MERGE");
+    CommitResult mine = t.newCommit(Operation.MERGE).txns(Map.of("app", 3L)).apply(upserts(version(4, 0, null, "dan")));
     assertThat(mine.version()).as("re-planned after the read-back showed another writer's commit").isEqualTo(4);
 
     assertThat(logVersions(store)).containsExactly(0L, 1L, 2L, 3L, 4L);
@@ -139,7 +142,7 @@ class MotoS3TableIT {
     proxy.on("PUT", p -> p.endsWith("00000000000000000001.json"), 100, Fault.INTERNAL_ERROR);
     proxy.on("GET", p -> p.endsWith("00000000000000000001.json"), 100, Fault.FORWARD_THEN_DROP);
     List<io.dimstream.model.VersionChange> batch = upserts(version(1, 0, null, "ann"));
-    assertThatThrownBy(() -> t.commit(batch, Map.of("app", 1L), "MERGE"))
+    assertThatThrownBy(() -> t.newCommit(Operation.MERGE).txns(Map.of("app", 1L)).apply(batch))
         .isInstanceOf(CommitStateUnknownException.class)
         .hasMessageContaining("s3://silent/customers/_delta_log/00000000000000000001.json")
         .hasMessageContaining("unknown whether it was committed");
@@ -152,8 +155,8 @@ class MotoS3TableIT {
 
     DeltaTable reopened = DeltaTable.open(store, options());
     assertThat(reopened.latest().version()).isZero();
-    assertThat(reopened.commit(batch, Map.of("app", 1L), "MERGE").version()).isEqualTo(1);
-    assertThat(reopened.commit(batch, Map.of("app", 1L), "MERGE").committed())
+    assertThat(reopened.newCommit(Operation.MERGE).txns(Map.of("app", 1L)).apply(batch).version()).isEqualTo(1);
+    assertThat(reopened.newCommit(Operation.MERGE).txns(Map.of("app", 1L)).apply(batch).committed())
         .as("the same batch again is recognised by its txn version").isFalse();
     assertThat(logVersions(store)).containsExactly(0L, 1L);
   }
@@ -165,13 +168,13 @@ class MotoS3TableIT {
     DeltaTable t = DeltaTable.create(direct, customers(), Map.of("delta.checkpointInterval", "2"), options());
     List<Version> open = new ArrayList<>();
     LongStream.rangeClosed(1, 200).forEach(k -> open.add(version(k, 0, null, "v" + k)));
-    t.commit(upserts(open.toArray(Version[]::new)), Map.of(), "WRITE");
+    t.newCommit(Operation.WRITE).apply(upserts(open.toArray(Version[]::new)));
     List<Version> changed = new ArrayList<>();
     LongStream.rangeClosed(1, 100).forEach(k -> {
       changed.add(version(k, 0, 5L, "v" + k));
       changed.add(version(k, 5, null, "w" + k));
     });
-    t.commit(upserts(changed.toArray(Version[]::new)), Map.of(), "MERGE");
+    t.newCommit(Operation.MERGE).apply(upserts(changed.toArray(Version[]::new)));
     List<Version> expected = scan(t.latest());
 
     proxy.on("GET", p -> p.endsWith(".parquet"), 2, Fault.CUT_BODY);

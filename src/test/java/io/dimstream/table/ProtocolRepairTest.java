@@ -47,7 +47,7 @@ class ProtocolRepairTest {
 
   private DeltaTable previousReleaseTable() {
     DeltaTable t = DeltaTable.create(dir, customers(), Map.of());
-    t.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")), Map.of(), "WRITE");
+    t.newCommit(Operation.WRITE).apply(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")));
     PreviousRelease.rewriteProtocol(dir);
     return DeltaTable.open(dir);
   }
@@ -68,7 +68,7 @@ class ProtocolRepairTest {
     assertThat(t.incompleteProtocolWarning()).get().asString()
         .contains("invariants", "DELTA_FEATURES_PROTOCOL_METADATA_MISMATCH", "dimstream table upgrade --table " + dir);
 
-    t.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")), Map.of(), "MERGE");
+    t.newCommit(Operation.MERGE).apply(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")));
 
     List<CommitSummary> history = t.history();
     assertThat(history).extracting(CommitSummary::operation)
@@ -93,9 +93,9 @@ class ProtocolRepairTest {
     DeltaTable a = DeltaTable.open(dir, options);
     DeltaTable b = DeltaTable.open(dir, options);
 
-    a.commit(upserts(version(3, 0, null, "c")), Map.of(), "WRITE");
-    b.commit(upserts(version(4, 0, null, "d")), Map.of(), "WRITE");
-    a.compact(true);
+    a.newCommit(Operation.WRITE).apply(upserts(version(3, 0, null, "c")));
+    b.newCommit(Operation.WRITE).apply(upserts(version(4, 0, null, "d")));
+    a.newCompaction().runFull();
 
     assertThat(a.history()).filteredOn(c -> c.operation().equals("UPGRADE PROTOCOL")).hasSize(1);
     assertThat(logged.list).hasSize(1);

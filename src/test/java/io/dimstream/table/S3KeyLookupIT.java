@@ -37,7 +37,7 @@ class S3KeyLookupIT {
       for (long k = 0; k < KEYS; k++) {
         open.add(version(k, 0, null, "v" + k));
       }
-      created.commit(upserts(open.toArray(Version[]::new)), Map.of(), "WRITE");
+      created.newCommit(Operation.WRITE).apply(upserts(open.toArray(Version[]::new)));
       long next = 0;
       for (int c = 1; c <= COMMITS; c++) {
         List<Version> changed = new ArrayList<>();
@@ -46,7 +46,7 @@ class S3KeyLookupIT {
           changed.add(version(k, 0, (long) c, "v" + k));
           changed.add(version(k, c, null, "w" + k));
         }
-        created.commit(upserts(changed.toArray(Version[]::new)), Map.of(), "MERGE");
+        created.newCommit(Operation.MERGE).apply(upserts(changed.toArray(Version[]::new)));
       }
 
       Snapshot s = DeltaTable.open(store).latest();

@@ -62,16 +62,16 @@ class S3TableIT {
   private static void commitSeries(DeltaTable t) {
     List<Version> open = new ArrayList<>();
     LongStream.rangeClosed(1, 20).forEach(k -> open.add(version(k, 0, null, "v" + k)));
-    t.commit(upserts(open.toArray(Version[]::new)), Map.of("app", 1L), "WRITE");
+    t.newCommit(Operation.WRITE).txns(Map.of("app", 1L)).apply(upserts(open.toArray(Version[]::new)));
     List<Version> changed = new ArrayList<>();
     LongStream.rangeClosed(1, 10).forEach(k -> {
       changed.add(version(k, 0, 5L, "v" + k));
       changed.add(version(k, 5, null, "w" + k));
     });
-    t.commit(upserts(changed.toArray(Version[]::new)), Map.of("app", 2L), "MERGE");
-    t.commit(List.of(Versions.retract(20, 0)), Map.of("app", 3L), "MERGE");
+    t.newCommit(Operation.MERGE).txns(Map.of("app", 2L)).apply(upserts(changed.toArray(Version[]::new)));
+    t.newCommit(Operation.MERGE).txns(Map.of("app", 3L)).apply(List.of(Versions.retract(20, 0)));
     for (int i = 0; i < 3; i++) {
-      t.commit(upserts(version(100 + i, 1, null, "x" + i)), Map.of("app", 4L + i), "MERGE");
+      t.newCommit(Operation.MERGE).txns(Map.of("app", 4L + i)).apply(upserts(version(100 + i, 1, null, "x" + i)));
     }
   }
 
@@ -121,7 +121,7 @@ class S3TableIT {
         String app = "writer-" + i;
         results.add(pool.submit(() -> {
           start.await();
-          return t.commit(upserts(version(key, 0, null, "k" + key)), Map.of(app, 1L), "MERGE");
+          return t.newCommit(Operation.MERGE).txns(Map.of(app, 1L)).apply(upserts(version(key, 0, null, "k" + key)));
         }));
       }
       List<Long> versions = new ArrayList<>();
@@ -146,22 +146,25 @@ class S3TableIT {
   void shouldLoseNothingAndCommitNothingTwiceThroughRefusedThrottledAndUnansweredCommits() {
     ObjectStore store = s3.store("faults", "customers");
     DeltaTable t = DeltaTable.create(store, customers(), Map.of(), options());
-    t.commit(upserts(version(1, 0, null, "ann")), Map.of("app", 1L), "MERGE");
+    t.newCommit(Operation.MERGE).txns(Map.of("app", 1L)).apply(upserts(version(1, 0, null, "ann")));
 
     s3.faults.onPut(k -> k.endsWith("00000000000000000002.json"), 1_000, Fault.REFUSE);
-    assertThatThrownBy(() -> t.commit(upserts(version(2, 0, null, "bob")), Map.of("app", 2L), "MERGE"))
+    assertThatThrownBy(() -> t.newCommit(Operation.MERGE).txns(Map.of("app", 2L))
+        .apply(upserts(version(2, 0, null, "bob"))))
         .isInstanceOf(TableException.class).hasMessageContaining("s3://faults/customers/_delta_log/"
             + "00000000000000000002.json");
     s3.faults.clear();
     assertThat(DeltaTable.open(store).latest().version()).as("the refused commit is not in the log").isEqualTo(1);
 
     s3.faults.onPut(k -> k.endsWith("00000000000000000002.json"), 2, Fault.THROTTLE);
-    assertThat(t.commit(upserts(version(2, 0, null, "bob")), Map.of("app", 2L), "MERGE").version()).isEqualTo(2);
+    assertThat(t.newCommit(Operation.MERGE).txns(Map.of("app", 2L))
+        .apply(upserts(version(2, 0, null, "bob"))).version()).isEqualTo(2);
 
     s3.faults.onPut(k -> k.endsWith("00000000000000000003.json"), 1, Fault.STORE_THEN_FAIL);
-    CommitResult lost = t.commit(upserts(version(3, 0, null, "cy")), Map.of("app", 3L), "MERGE");
+    CommitResult lost = t.newCommit(Operation.MERGE).txns(Map.of("app", 3L)).apply(upserts(version(3, 0, null, "cy")));
     assertThat(lost.version()).as("stored, answered 500, read back as ours").isEqualTo(3);
-    assertThat(t.commit(upserts(version(3, 0, null, "cy")), Map.of("app", 3L), "MERGE").committed())
+    assertThat(t.newCommit(Operation.MERGE).txns(Map.of("app", 3L))
+        .apply(upserts(version(3, 0, null, "cy"))).committed())
         .as("the same batch again is recognised by its txn version").isFalse();
 
     s3.faults.onGet(k -> k.endsWith(".parquet"), 2, Fault.BREAK_DOWNLOAD);

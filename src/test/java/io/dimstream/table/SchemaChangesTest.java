@@ -44,8 +44,8 @@ class SchemaChangesTest {
 
   private DeltaTable tableWithOneVersion() throws IOException {
     DeltaTable t = DeltaTable.openOrCreate(table(), spec("v1.yaml", BASE + "track: [city]\n"));
-    t.commit(upserts(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", "Oslo"))), Map.of(),
-        "WRITE");
+    t.newCommit(Operation.WRITE)
+        .apply(upserts(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", "Oslo"))));
     return t;
   }
 
@@ -76,8 +76,8 @@ class SchemaChangesTest {
   @Test
   void shouldWidenAColumnAndAddAnotherInOneCommitThatOlderVersionsReadAsTheWiderType() throws IOException {
     DeltaTable first = DeltaTable.openOrCreate(table(), spec("v1.yaml", BASE.replace("city: string", "visits: int")));
-    first.commit(upserts(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", 3))), Map.of(),
-        "WRITE");
+    first.newCommit(Operation.WRITE)
+        .apply(upserts(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", 3))));
     long before = first.latest().version();
     DimensionSpec v2 = spec("v2.yaml", """
         name: customers
@@ -94,8 +94,9 @@ class SchemaChangesTest {
     assertThat(commit.operationParameters()).containsEntry("columns", "[tier]")
         .containsEntry("widened", "[visits int -> long]");
     assertThat(t.properties()).containsEntry("delta.enableTypeWidening", "true");
-    t.commit(upserts(new Version(BusinessKey.of(2L), Sequence.of(20), null, Arrays.asList("Bob", 4_000_000_000L,
-        "gold"))), Map.of(), "MERGE");
+    t.newCommit(Operation.MERGE)
+        .apply(upserts(new Version(BusinessKey.of(2L), Sequence.of(20), null, Arrays.asList("Bob", 4_000_000_000L,
+        "gold"))));
     List<Version> expected = List.of(new Version(BusinessKey.of(1L), Sequence.of(10), null, Arrays.asList("Ann", 3L,
         null)), new Version(BusinessKey.of(2L), Sequence.of(20), null, Arrays.asList("Bob", 4_000_000_000L, "gold")));
     assertThat(Versions.scan(t.latest())).isEqualTo(expected);

@@ -86,7 +86,7 @@ class SparkWrittenCommitsTest {
     firstClosed(expected, 1003).put("name", "Corrected Name");
 
     long before = table.latest().version();
-    CommitResult r = table.commit(changes, Map.of("spark-written-commits", 1L), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).txns(Map.of("spark-written-commits", 1L)).apply(changes);
     assertThat(r.committed()).isTrue();
     assertThat(table.latest().version()).isGreaterThan(before);
     assertRows(copy, expected);
@@ -98,7 +98,7 @@ class SparkWrittenCommitsTest {
     open.put("valid_to", LATER.toString()).put("is_current", false);
     next.put("valid_from", LATER.toString()).put("city", "Bergen");
     expected.add(next);
-    table.commit(changes, Map.of("spark-written-commits", 2L), "MERGE");
+    table.newCommit(Operation.MERGE).txns(Map.of("spark-written-commits", 2L)).apply(changes);
     assertRows(copy, expected);
     assertThat(rows(spec, table.latest().history(new BusinessKey(List.of(1001L)))))
         .containsExactlyInAnyOrderElementsOf(expected.stream().filter(n -> n.get("customer_id").asLong() == 1001)
@@ -112,11 +112,11 @@ class SparkWrittenCommitsTest {
     open.put("valid_to", LATER.toString()).put("is_current", false);
     next.put("valid_from", LATER.toString()).put("city", "Bergen");
     expected.add(next);
-    reopened.commit(changes, Map.of("spark-written-commits", 3L), "MERGE");
+    reopened.newCommit(Operation.MERGE).txns(Map.of("spark-written-commits", 3L)).apply(changes);
     assertRows(copy, expected);
 
     reopened.optimize();
-    reopened.compact(true);
+    reopened.newCompaction().runFull();
     reopened.checkpoint();
     reopened.vacuum(Duration.ZERO);
     assertRows(copy, expected);

@@ -52,7 +52,7 @@ class TableLogTest {
         rows.removeIf(v -> v.key().values().get(0).equals(prev) && v.isCurrent());
       }
       rows.addAll(batch);
-      table.commit(upserts(batch.toArray(Version[]::new)), Map.of("app", (long) i), "MERGE");
+      table.newCommit(Operation.MERGE).txns(Map.of("app", (long) i)).apply(upserts(batch.toArray(Version[]::new)));
       expected.add(sorted(rows));
     }
     return expected;
@@ -124,7 +124,8 @@ class TableLogTest {
   void shouldNameTextThatIsNotUnicodeAsTheReasonACommitCannotBeWritten() {
     DeltaTable table = create(Map.of());
 
-    assertThatThrownBy(() -> table.commit(upserts(version(1, 0, null, "\uD800")), Map.of("p0", 1L), "MERGE"))
+    assertThatThrownBy(() -> table.newCommit(Operation.MERGE).txns(Map.of("p0", 1L))
+        .apply(upserts(version(1, 0, null, "\uD800"))))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("not valid Unicode").hasMessageContaining("lone UTF-16 surrogate")
         .hasMessageNotContaining("disk is not full");
@@ -134,23 +135,27 @@ class TableLogTest {
   @Test
   void shouldChangeNothingWhenTxnVersionsAreAlreadyRecorded() {
     DeltaTable table = create(Map.of());
-    table.commit(upserts(version(1, 0, null, "a")), Map.of("p0", 10L, "p1", 3L), "MERGE");
-    CommitResult again = table.commit(upserts(version(1, 0, null, "CHANGED")), Map.of("p0", 10L, "p1", 2L), "MERGE");
+    table.newCommit(Operation.MERGE).txns(Map.of("p0", 10L, "p1", 3L)).apply(upserts(version(1, 0, null, "a")));
+    CommitResult again = table.newCommit(Operation.MERGE).txns(Map.of("p0", 10L, "p1", 2L))
+        .apply(upserts(version(1, 0, null, "CHANGED")));
     assertThat(again.committed()).isFalse();
     assertThat(again.version()).isEqualTo(1);
     assertThat(table.latest().version()).isEqualTo(1);
     assertThat(scan(table.latest())).containsExactly(version(1, 0, null, "a"));
     // a batch of which only part is recorded overlaps another writer's work: refused, nothing written
-    assertThatThrownBy(() -> table.commit(upserts(version(1, 0, null, "b")), Map.of("p0", 10L, "p1", 4L), "MERGE"))
+    assertThatThrownBy(() -> table.newCommit(Operation.MERGE).txns(Map.of("p0", 10L, "p1", 4L))
+        .apply(upserts(version(1, 0, null, "b"))))
         .isInstanceOf(TxnOverlapException.class).hasMessageContaining("p0").hasMessageContaining("Fix:");
     assertThat(table.latest().version()).isEqualTo(1);
     assertThat(scan(table.latest())).containsExactly(version(1, 0, null, "a"));
-    CommitResult newer = table.commit(upserts(version(1, 0, null, "b")), Map.of("p1", 4L), "MERGE");
+    CommitResult newer = table.newCommit(Operation.MERGE).txns(Map.of("p1", 4L))
+        .apply(upserts(version(1, 0, null, "b")));
     assertThat(newer.committed()).isTrue();
     assertThat(table.txnVersion("p1")).isEqualTo(4);
     assertThat(table.txnVersion("unknown")).isEqualTo(-1);
     // a lower version given alongside a new one never moves the recorded marker back
-    assertThatThrownBy(() -> table.commit(upserts(version(2, 0, null, "c")), Map.of("p0", 9L, "p2", 1L), "MERGE"))
+    assertThatThrownBy(() -> table.newCommit(Operation.MERGE).txns(Map.of("p0", 9L, "p2", 1L))
+        .apply(upserts(version(2, 0, null, "c"))))
         .isInstanceOf(TxnOverlapException.class);
     assertThat(table.txnVersion("p0")).isEqualTo(10);
     assertThat(KernelReader.txnVersion(dir, "p0")).contains(10L);
@@ -164,16 +169,19 @@ class TableLogTest {
     DeltaTable b = DeltaTable.open(dir);
     Transaction ta = a.startTransaction();
     Transaction tb = b.startTransaction();
-    CommitResult won = ta.commit(upserts(version(1, 0, null, "from-a")), Map.of("a", 1L), "MERGE");
+    CommitResult won = ta.newCommit(Operation.MERGE).txns(Map.of("a", 1L))
+        .apply(upserts(version(1, 0, null, "from-a")));
     assertThat(won.version()).isEqualTo(1);
-    assertThatThrownBy(() -> tb.commit(upserts(version(2, 0, null, "from-b")), Map.of("b", 1L), "MERGE"))
+    assertThatThrownBy(() -> tb.newCommit(Operation.MERGE).txns(Map.of("b", 1L))
+        .apply(upserts(version(2, 0, null, "from-b"))))
         .isInstanceOf(CommitConflictException.class).hasMessageContaining("00000000000000000001.json");
     // the loser left no data file behind and the log is valid
     assertThat(scan(DeltaTable.open(dir).latest())).containsExactly(version(1, 0, null, "from-a"));
     assertThat(sorted(KernelReader.latest(dir, customers()))).containsExactly(version(1, 0, null, "from-a"));
     assertThat(dataFiles()).hasSize(1);
     // with retries the loser re-plans on the new snapshot and keeps the winner's rows
-    CommitResult retried = b.commit(upserts(version(2, 0, null, "from-b")), Map.of("b", 1L), "MERGE");
+    CommitResult retried = b.newCommit(Operation.MERGE).txns(Map.of("b", 1L))
+        .apply(upserts(version(2, 0, null, "from-b")));
     assertThat(retried.version()).isEqualTo(2);
     assertThat(scan(a.latest())).containsExactly(version(1, 0, null, "from-a"), version(2, 0, null, "from-b"));
   }
@@ -191,7 +199,8 @@ class TableLogTest {
       threads.add(new Thread(() -> {
         try {
           for (int i = 0; i < perWriter; i++) {
-            t.commit(upserts(version(id * 100 + i, 0, null, "w" + id)), Map.of("w" + id, (long) i), "MERGE");
+            t.newCommit(Operation.MERGE).txns(Map.of("w" + id, (long) i))
+                .apply(upserts(version(id * 100 + i, 0, null, "w" + id)));
           }
         } catch (Throwable e) {
           errors.add(e);

@@ -88,10 +88,10 @@ class TableModelProperties {
           }
         }
         model.apply(changes);
-        CommitResult r = table.commit(changes, Map.of("app", ++txn), "MERGE");
+        CommitResult r = table.newCommit(Operation.MERGE).txns(Map.of("app", ++txn)).apply(changes);
         modelAt.put(r.version(), model.sorted());
         if (deletionVectors && txn % 3 == 0) {
-          table.compact(true);
+          table.newCompaction().runFull();
           modelAt.put(table.latest().version(), model.sorted());
         }
       }

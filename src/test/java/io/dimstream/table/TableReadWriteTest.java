@@ -48,14 +48,14 @@ class TableReadWriteTest {
     for (long k = 1; k <= n; k++) {
       batch.add(version(k, 0, null, "g0"));
     }
-    table.commit(upserts(batch.toArray(Version[]::new)), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE).apply(upserts(batch.toArray(Version[]::new)));
     for (long gen = 1; gen <= 2; gen++) {
       batch.clear();
       for (long k = 1; k <= n; k++) {
         batch.add(version(k, (gen - 1) * 10, gen * 10, "g" + (gen - 1)));
         batch.add(version(k, gen * 10, null, "g" + gen));
       }
-      table.commit(upserts(batch.toArray(Version[]::new)), Map.of(), "MERGE");
+      table.newCommit(Operation.MERGE).apply(upserts(batch.toArray(Version[]::new)));
     }
     return table;
   }
@@ -123,7 +123,7 @@ class TableReadWriteTest {
   @Test
   void shouldReturnOneKeysHistoryOldestFirstReadingOnlyFilesThatMayHoldIt() throws IOException {
     DeltaTable table = threeGenerations(3);
-    table.commit(upserts(version(100, 0, 7L, "other"), version(100, 7, null, "other2")), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(version(100, 0, 7L, "other"), version(100, 7, null, "other2")));
     assertThat(table.latest().history(BusinessKey.of(2L)))
         .containsExactly(version(2, 0, 10L, "g0"), version(2, 10, 20L, "g1"), version(2, 20, null, "g2"));
     // an int given for the long key column is accepted
@@ -139,8 +139,9 @@ class TableReadWriteTest {
     DeltaTable table = threeGenerations(3);
     Path untouched = closedFileWith(table, 10);
     Version corrected = version(2, 0, 10L, "g0-corrected");
-    CommitResult r = table.commit(List.of(new VersionChange.Upsert(corrected, ChangeKind.CORRECT),
-        new VersionChange.Retraction(BusinessKey.of(3L), at(0))), Map.of(), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE)
+        .apply(List.of(new VersionChange.Upsert(corrected, ChangeKind.CORRECT),
+        new VersionChange.Retraction(BusinessKey.of(3L), at(0))));
     assertThat(r.rowsUpdated()).isEqualTo(1);
     assertThat(r.rowsDeleted()).isEqualTo(1);
     assertThat(r.filesRemoved()).isEqualTo(1);
@@ -157,8 +158,9 @@ class TableReadWriteTest {
   @Test
   void shouldApplyTheLastChangePerIdentityWithinOneBatch() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of());
-    CommitResult r = table.commit(upserts(version(1, 0, null, "first"), version(1, 0, null, "second"),
-        version(1, 0, 3L, "third")), Map.of(), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE)
+        .apply(upserts(version(1, 0, null, "first"), version(1, 0, null, "second"),
+        version(1, 0, 3L, "third")));
     assertThat(r.rowsInserted()).isEqualTo(1);
     assertThat(scan(table.latest())).containsExactly(version(1, 0, 3L, "third"));
   }
@@ -167,7 +169,7 @@ class TableReadWriteTest {
   void shouldMergeSmallClosedFilesWithoutChangingRows() {
     // the closed-file merge alone; on a merge-on-read table optimize compacts current files too (MergeOnReadTest)
     DeltaTable table = threeGenerations(4, Map.of("dimstream.buckets", "2", "delta.enableDeletionVectors", "false"));
-    table.commit(upserts(version(7, 0, 1L, "x"), version(7, 1, null, "y")), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(version(7, 0, 1L, "x"), version(7, 1, null, "y")));
     Snapshot before = table.latest();
     long closedBefore = before.state.adds.values().stream().filter(a -> !before.isCurrentFile(a)).count();
     OptimizeResult r = table.optimize();
@@ -196,7 +198,7 @@ class TableReadWriteTest {
         batch.add(version(k, from[(int) k], from[(int) k] + 1, "c" + commit));
         from[(int) k] += 1;
       }
-      table.commit(upserts(batch.toArray(Version[]::new)), Map.of(), "MERGE");
+      table.newCommit(Operation.MERGE).apply(upserts(batch.toArray(Version[]::new)));
     }
     Snapshot before = table.latest();
     int groups = (int) Math.ceil(before.rowCount() / 400.0);
@@ -223,7 +225,7 @@ class TableReadWriteTest {
 
   @Test
   void shouldAddANullableColumnAndRejectATypeChange() {
-    DeltaTable.create(dir, customers(), Map.of()).commit(upserts(version(1, 0, null, "ann")), Map.of(), "WRITE");
+    DeltaTable.create(dir, customers(), Map.of()).newCommit(Operation.WRITE).apply(upserts(version(1, 0, null, "ann")));
     DimensionSpec wider = DimensionSpec.builder("customers")
         .column("customer_id", "long").column("name", "string").column("tier", "int")
         .column("balance", "decimal(12,2)").column("since", "date").column("updated_at", "timestamp")
@@ -236,7 +238,7 @@ class TableReadWriteTest {
     assertThat(table.spec().attributeColumns()).extracting(io.dimstream.types.Column::name).contains("email");
     Version withEmail = new Version(BusinessKey.of(2L), at(0), null,
         Arrays.asList("bob", 1, new BigDecimal("1.00"), LocalDate.of(2020, 1, 1), "bob@example.com"));
-    table.commit(upserts(withEmail), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(withEmail));
     Version oldRow = version(1, 0, null, "ann");
     List<Object> oldAttrs = new ArrayList<>(oldRow.attributes());
     oldAttrs.add(null);
@@ -276,7 +278,7 @@ class TableReadWriteTest {
         Arrays.asList(null, null, null, null));
     Version b = new Version(BusinessKey.of("us", -1), Sequence.of(day - 3, 0), null,
         Arrays.asList(-0.25, false, java.time.Instant.parse("1969-12-31T23:59:59.999999Z"), new BigDecimal("-1.000000")));
-    table.commit(upserts(a1, a2, b), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE).apply(upserts(a1, a2, b));
     List<Version> expected = sorted(List.of(a1, a2, b));
     assertThat(scan(table.latest())).isEqualTo(expected);
     assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
@@ -296,8 +298,9 @@ class TableReadWriteTest {
   @Test
   void shouldMergeABucketFileThatIsNotInIdentityOrderWithoutLosingOrDuplicatingVersions() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "1"));
-    table.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b"), version(3, 0, null, "c"),
-        version(4, 0, null, "d")), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE)
+        .apply(upserts(version(1, 0, null, "a"), version(2, 0, null, "b"), version(3, 0, null, "c"),
+        version(4, 0, null, "d")));
     // another writer replaced the bucket file with one of the same name pattern, its rows in reverse order
     Snapshot s = table.latest();
     List<Version> reversed = new ArrayList<>(scan(s));
@@ -312,7 +315,7 @@ class TableReadWriteTest {
     List<VersionChange> batch = new ArrayList<>(upserts(version(4, 0, 5L, "d"), version(4, 5, null, "d2"),
         version(0, 5, null, "new")));
     batch.add(retract(2, 0));
-    CommitResult r = table.commit(batch, Map.of(), "MERGE");
+    CommitResult r = table.newCommit(Operation.MERGE).apply(batch);
 
     List<Version> expected = sorted(List.of(version(0, 5, null, "new"), version(1, 0, null, "a"),
         version(3, 0, null, "c"), version(4, 0, 5L, "d"), version(4, 5, null, "d2")));
@@ -330,7 +333,7 @@ class TableReadWriteTest {
     for (long k = 1; k <= 20; k++) {
       initial.add(version(k, 0, null, "v" + k));
     }
-    table.commit(upserts(initial.toArray(Version[]::new)), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE).apply(upserts(initial.toArray(Version[]::new)));
     Snapshot s = table.latest();
     AddFile foreign = DataFiles.write(dir, "is_current=true/part-00000-spark.snappy.parquet", scan(s), s.layout, true,
         org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY);
@@ -339,7 +342,7 @@ class TableReadWriteTest {
     actions.add(foreign.withDataChange(false));
     table.writer().write(s.version() + 1, actions, table.writer().timestampAfter(s.state), List.of(), s.state);
 
-    table.commit(upserts(version(1, 0, 5L, "v1"), version(1, 5, null, "v1b")), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(version(1, 0, 5L, "v1"), version(1, 5, null, "v1b")));
 
     List<Version> expected = new ArrayList<>(initial.subList(1, initial.size()));
     expected.add(version(1, 0, 5L, "v1"));
@@ -353,7 +356,7 @@ class TableReadWriteTest {
     // re-bucketing is what copy-on-write does; merge-on-read keeps the foreign file and marks rows in it
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "4",
         "delta.enableDeletionVectors", "false"));
-    table.commit(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")), Map.of(), "WRITE");
+    table.newCommit(Operation.WRITE).apply(upserts(version(1, 0, null, "a"), version(2, 0, null, "b")));
     // another engine (say Spark OPTIMIZE) rewrote the current partition into one file with its own name
     Snapshot s = table.latest();
     List<Version> current = scan(s);
@@ -365,7 +368,7 @@ class TableReadWriteTest {
     table.writer().write(s.version() + 1, actions, table.writer().timestampAfter(s.state), List.of(), s.state);
     assertThat(scan(table.latest())).isEqualTo(current);
 
-    table.commit(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")), Map.of(), "MERGE");
+    table.newCommit(Operation.MERGE).apply(upserts(version(1, 0, 5L, "a"), version(1, 5, null, "a2")));
     List<Version> expected = sorted(List.of(version(1, 0, 5L, "a"), version(1, 5, null, "a2"),
         version(2, 0, null, "b")));
     assertThat(scan(table.latest())).isEqualTo(expected);
@@ -378,7 +381,7 @@ class TableReadWriteTest {
   void shouldRejectAChangeThatDoesNotFitTheTable() {
     DeltaTable table = DeltaTable.create(dir, customers(), Map.of());
     Version bad = new Version(BusinessKey.of(1L), at(0), null, List.of("only-one-attribute"));
-    assertThatThrownBy(() -> table.commit(upserts(bad), Map.of(), "MERGE"))
+    assertThatThrownBy(() -> table.newCommit(Operation.MERGE).apply(upserts(bad)))
         .isInstanceOf(TableException.class).hasMessageContaining("has 1 attributes but the table has 4");
     assertThat(table.latest().version()).isZero();
   }

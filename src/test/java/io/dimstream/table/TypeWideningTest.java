@@ -95,8 +95,10 @@ class TypeWideningTest {
     DimensionSpec narrow = spec("v1.yaml", w.narrow());
     DeltaTable t = DeltaTable.openOrCreate(table(), narrow,
         Map.of("delta.enableDeletionVectors", Boolean.toString(deletionVectors)), TableOptions.defaults());
-    t.commit(upserts(row(1, 10, null, "Ann", w.before()), row(2, 10, null, "Bob", w.other())), Map.of(), "WRITE");
-    t.commit(upserts(row(1, 10, 20L, "Ann", w.before()), row(1, 20, null, "Ann B", w.other())), Map.of(), "MERGE");
+    t.newCommit(Operation.WRITE)
+        .apply(upserts(row(1, 10, null, "Ann", w.before()), row(2, 10, null, "Bob", w.other())));
+    t.newCommit(Operation.MERGE)
+        .apply(upserts(row(1, 10, 20L, "Ann", w.before()), row(1, 20, null, "Ann B", w.other())));
     t.checkpoint();
     long beforeWidening = t.latest().version();
     Protocol narrowProtocol = t.latest().state.protocol;
@@ -131,11 +133,12 @@ class TypeWideningTest {
         .isEqualTo(beforeWidening + 1);
 
     // a late event splits the closed version that lives in a file written before the widening; key 2 moves on
-    t.commit(upserts(row(1, 10, 15L, "Ann", w.before()), row(1, 15, 20L, "Ann A", w.onlyWide()),
+    t.newCommit(Operation.MERGE)
+        .apply(upserts(row(1, 10, 15L, "Ann", w.before()), row(1, 15, 20L, "Ann A", w.onlyWide()),
         row(2, 10, 40L, "Bob", w.other()), row(2, 40, null, "Bob B", w.onlyWide()),
-        row(3, 30, null, "Cy", w.onlyWide())), Map.of(), "MERGE");
+        row(3, 30, null, "Cy", w.onlyWide())));
     t.checkpoint();
-    t.commit(upserts(row(4, 50, null, "Di", w.otherAsWide())), Map.of(), "MERGE");
+    t.newCommit(Operation.MERGE).apply(upserts(row(4, 50, null, "Di", w.otherAsWide())));
 
     List<Version> expected = sorted(List.of(
         row(1, 10, 15L, "Ann", w.beforeAsWide()), row(1, 15, 20L, "Ann A", w.onlyWide()),
@@ -165,7 +168,7 @@ class TypeWideningTest {
 
     // maintenance reads the older files too and writes them in the wider type
     t.optimize();
-    t.compact(true);
+    t.newCompaction().runFull();
     assertThat(scan(t.latest())).isEqualTo(expected);
     assertThat(sorted(KernelReader.latest(table(), wide))).isEqualTo(expected);
   }
@@ -174,7 +177,7 @@ class TypeWideningTest {
   void shouldMoveAWidenedCopyOnWriteTableToDeletionVectorsKeepingTypeWidening() throws IOException {
     DeltaTable t = DeltaTable.openOrCreate(table(), spec("v1.yaml", "int"),
         Map.of("delta.enableDeletionVectors", "false"), TableOptions.defaults());
-    t.commit(upserts(row(1, 10, null, "Ann", 7)), Map.of(), "WRITE");
+    t.newCommit(Operation.WRITE).apply(upserts(row(1, 10, null, "Ann", 7)));
     DimensionSpec wide = spec("v2.yaml", "long");
     t = DeltaTable.openOrCreate(table(), wide);
 
@@ -185,7 +188,7 @@ class TypeWideningTest {
     assertThat(p.readerFeatureList()).containsExactlyInAnyOrder("typeWidening", "deletionVectors");
     assertThat(p.writerFeatureList())
         .containsExactlyInAnyOrder("appendOnly", "invariants", "typeWidening", "deletionVectors");
-    t.commit(upserts(row(1, 10, 20L, "Ann", 7L), row(1, 20, null, "Ann B", 8_000_000_000L)), Map.of(), "MERGE");
+    t.newCommit(Operation.MERGE).apply(upserts(row(1, 10, 20L, "Ann", 7L), row(1, 20, null, "Ann B", 8_000_000_000L)));
     List<Version> expected = List.of(row(1, 10, 20L, "Ann", 7L), row(1, 20, null, "Ann B", 8_000_000_000L));
     assertThat(scan(t.latest())).isEqualTo(expected);
     assertThat(sorted(KernelReader.latest(table(), wide))).isEqualTo(expected);
@@ -194,7 +197,7 @@ class TypeWideningTest {
   @Test
   void shouldRefuseToReadAColumnAnotherEngineWidenedWithoutTheSpec() throws IOException {
     DeltaTable t = DeltaTable.openOrCreate(table(), spec("v1.yaml", "int"));
-    t.commit(upserts(row(1, 10, null, "Ann", 7)), Map.of(), "WRITE");
+    t.newCommit(Operation.WRITE).apply(upserts(row(1, 10, null, "Ann", 7)));
     Metadata md = t.latest().state.metadata;
     String widened = md.schemaString().replace("\"name\":\"amount\",\"type\":\"integer\"",
         "\"name\":\"amount\",\"type\":\"long\"");
@@ -226,7 +229,7 @@ class TypeWideningTest {
   @Test
   void shouldRefuseANarrowingAScaleChangeAndAWideningOfTheKeyNamingTheFileTheFieldAndTheFix() throws IOException {
     DeltaTable.openOrCreate(table(), spec("v1.yaml", "decimal(12,2)"))
-        .commit(upserts(row(1, 10, null, "Ann", new BigDecimal("1.50"))), Map.of(), "WRITE");
+        .newCommit(Operation.WRITE).apply(upserts(row(1, 10, null, "Ann", new BigDecimal("1.50"))));
     long version = DeltaTable.open(table()).latest().version();
 
     for (String type : List.of("decimal(10,2)", "decimal(14,3)", "decimal(14,1)", "double", "long", "string")) {

@@ -14,7 +14,6 @@ import io.dimstream.table.internal.index.CurrentRowIndex;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
-import io.dimstream.table.FileOwners;
 import io.dimstream.table.TxnFence;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -51,34 +50,20 @@ public final class ChangeCommit {
   }
 
   /**
-   * Plans, writes the data files and the commit; see {@link io.dimstream.table.Transaction#commit} for the
-   * semantics. {@code attempt} (from 1) is reported in the result.
+   * Plans {@code request}, writes its data files and the commit; see {@link io.dimstream.table.CommitBuilder#apply}
+   * for the semantics. {@code attempt} (from 1) is reported in the result. The commit is refused with
+   * {@link io.dimstream.table.TxnOverlapException} when {@code state} records, for an appId of the request's fence, a
+   * version at or past where the changes were read from. A commit that lost its race to one recording any of these
+   * appIds is re-planned (never rebased), so the fence is checked again on the snapshot it is finally written on.
    */
-  public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
-      Map<String, Long> txns, String operation, int attempt) {
-    return commit(state, layout, changes, txns, operation, attempt, FileOwners.none());
-  }
-
-  /**
-   * As {@link #commit(TableState, TableLayout, List, Map, String, int)}, writing the new rows of a merge-on-read
-   * commit to files of their {@code owners} partition; a lost race against commits that touched none of its files
-   * is written again on the newer version without re-planning.
-   */
-  public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
-      Map<String, Long> txns, String operation, int attempt, FileOwners owners) {
-    return commit(state, layout, changes, txns, operation, attempt, owners, TxnFence.none());
-  }
-
-  /**
-   * As {@link #commit(TableState, TableLayout, List, Map, String, int, FileOwners)}, refused with
-   * {@link io.dimstream.table.TxnOverlapException} when {@code state} records, for an appId of {@code fence}, a version
-   * at or past where the changes were read from. A commit that lost its race to one recording any of these appIds is
-   * re-planned (never rebased), so the fence is checked again on the snapshot it is finally written on.
-   */
-  public CommitResult commit(TableState state, TableLayout layout, List<VersionChange> changes,
-      Map<String, Long> txns, String operation, int attempt, FileOwners owners, TxnFence fence) {
+  public CommitResult commit(TableState state, TableLayout layout, ChangeRequest request, int attempt) {
+    List<VersionChange> changes = request.changes();
+    Map<String, Long> txns = request.txns();
+    String operation = request.operation().name();
+    SourcePartitions owners = request.sources();
+    TxnFence fence = request.fence();
     long start = System.nanoTime();
-    Map<String, Long> markers = txns == null ? Map.of() : txns;
+    Map<String, Long> markers = txns;
     Map<String, Long> passed = fence.passedBy(app -> txnVersion(state, app));
     if (!passed.isEmpty()) {
       throw TableErrors.txnFenced(writer.root(), state.version, fence.readFrom(), passed);
@@ -119,7 +104,7 @@ public final class ChangeCommit {
   }
 
   private CommitResult commitMergeOnRead(TableState state, TableLayout layout, List<VersionChange> changes,
-      Map<String, Long> markers, String operation, int attempt, long start, FileOwners owners,
+      Map<String, Long> markers, String operation, int attempt, long start, SourcePartitions owners,
       Set<String> fencedAppIds) {
     PositionIndex positions = index.at(state, layout);
     MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions,

@@ -4,7 +4,6 @@ import io.dimstream.storage.ObjectStore;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
-import io.dimstream.table.FileOwners;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.AddFile;
@@ -83,16 +82,16 @@ public final class MergeOnReadPlanner {
     return written;
   }
 
-  /** Plans {@code changes} with unowned new files; see {@link #plan(Map, FileOwners)}. */
+  /** Plans {@code changes} with unowned new files; see {@link #plan(Map, SourcePartitions)}. */
   public CommitPlan plan(Map<VersionId, VersionChange> last) {
-    return plan(last, FileOwners.none());
+    return plan(last, SourcePartitions.none());
   }
 
   /**
    * Plans {@code changes} (already normalised; the last change per identity wins) and writes its files: the new rows
    * of each owner partition go to files of their own.
    */
-  public CommitPlan plan(Map<VersionId, VersionChange> last, FileOwners owners) {
+  public CommitPlan plan(Map<VersionId, VersionChange> last, SourcePartitions owners) {
     DeletionMarks marks = new DeletionMarks();
     Set<VersionId> found = new HashSet<>();
     Set<VersionId> unresolved = new HashSet<>();
@@ -171,7 +170,7 @@ public final class MergeOnReadPlanner {
   }
 
   /** Writes the rows of each owner partition (-1: no owner) to files of their own. */
-  private long writeByOwner(List<Version> rows, boolean current, FileOwners owners) {
+  private long writeByOwner(List<Version> rows, boolean current, SourcePartitions owners) {
     Map<Integer, List<Version>> byOwner = new TreeMap<>();
     for (Version v : rows) {
       byOwner.computeIfAbsent(owners.partitionOf(VersionId.of(v)), p -> new ArrayList<>()).add(v);

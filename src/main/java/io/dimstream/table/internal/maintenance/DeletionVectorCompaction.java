@@ -17,7 +17,7 @@ import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.ClosedRowPositions;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
-import io.dimstream.table.FileOwners;
+import io.dimstream.table.Ownership;
 import io.dimstream.table.internal.commit.ConcurrentCommits;
 import io.dimstream.table.internal.files.FileOwner;
 import java.util.ArrayList;
@@ -54,16 +54,11 @@ public final class DeletionVectorCompaction {
     this.index = index;
   }
 
-  /** Compacts on {@code s} every file, owned or not; {@code all} lifts the per-cycle bound. */
-  public OptimizeResult compact(TableState s, TableLayout layout, boolean all) {
-    return compact(s, layout, all, FileOwners.none());
-  }
-
   /**
    * Compacts on {@code s} the files {@code owners} may rewrite, each owner's files into files of the same owner;
    * {@code all} lifts the per-cycle bound.
    */
-  public OptimizeResult compact(TableState s, TableLayout layout, boolean all, FileOwners owners) {
+  public OptimizeResult compact(TableState s, TableLayout layout, boolean all, Ownership owners) {
     Map<String, String> conf = s.metadata.configuration();
     long rowsPerCycle = all ? Long.MAX_VALUE : TableProperties.compactionRowsPerCycle(conf);
     List<AddFile> current = new ArrayList<>();
@@ -92,7 +87,7 @@ public final class DeletionVectorCompaction {
    * two (one small file alone has nothing to merge with).
    */
   private List<AddFile> candidates(TableState s, TableLayout layout, boolean isCurrent, Map<String, String> conf,
-      FileOwners owners, boolean all) {
+      Ownership owners, boolean all) {
     Map<Integer, List<AddFile>> byOwner = new TreeMap<>();
     for (AddFile a : s.adds.values()) {
       int owner = FileOwner.of(a).orElse(-1);

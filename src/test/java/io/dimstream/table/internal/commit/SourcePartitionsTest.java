@@ -1,4 +1,4 @@
-package io.dimstream.table;
+package io.dimstream.table.internal.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,17 +6,16 @@ import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.VersionId;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-class FileOwnersTest {
+class SourcePartitionsTest {
   private static final VersionId A = new VersionId(BusinessKey.of("a"), Sequence.of(1));
   private static final VersionId B = new VersionId(BusinessKey.of("b"), Sequence.of(2));
   private static final VersionId C = new VersionId(BusinessKey.of("c"), Sequence.of(3));
 
   @Test
   void shouldSendEveryChangeOfAOnePartitionBatchToThatPartition() {
-    FileOwners owners = FileOwners.of(Map.of(A, 3, B, 3), Set.of(3), false);
+    SourcePartitions owners = SourcePartitions.of(Map.of(A, 3, B, 3));
 
     assertThat(owners.partitionOf(A)).isEqualTo(3);
     assertThat(owners.partitionOf(B)).isEqualTo(3);
@@ -25,7 +24,7 @@ class FileOwnersTest {
 
   @Test
   void shouldKeepEachIdentitysPartitionWhenABatchSpansPartitions() {
-    FileOwners owners = FileOwners.of(Map.of(A, 0, B, 1), Set.of(0, 1), true);
+    SourcePartitions owners = SourcePartitions.of(Map.of(A, 0, B, 1));
 
     assertThat(owners.partitionOf(A)).isZero();
     assertThat(owners.partitionOf(B)).isEqualTo(1);
@@ -35,10 +34,10 @@ class FileOwnersTest {
 
   @Test
   void shouldWriteUnownedFilesWhenNoChangeNamesAPartition() {
-    FileOwners owners = FileOwners.of(Map.of(), Set.of(), true);
+    SourcePartitions owners = SourcePartitions.of(Map.of());
 
     assertThat(owners.partitionOf(A)).isEqualTo(-1);
     assertThat(owners.sources()).isEmpty();
-    assertThat(FileOwners.none().sources()).isEmpty();
+    assertThat(SourcePartitions.none().sources()).isEmpty();
   }
 }

@@ -1,0 +1,54 @@
+package io.dimstream.compactor;
+
+import io.dimstream.model.VersionChange;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns each versions-topic record into the version change the table applies, or sends it to the dead-letter topic
+ * when the table cannot take it (undecodable, or text that is not valid Unicode): one bad record never stops the
+ * table, since a record that stayed on the versions topic would stop the compactor again on every start.
+ */
+final class VersionIntake {
+  private static final Logger LOG = LoggerFactory.getLogger(VersionIntake.class);
+  private final VersionRecordDecoder decoder;
+  private final VersionDeadLetters deadLetters;
+  private final String dlq;
+  private final CompactorProgress progress;
+
+  VersionIntake(VersionRecordDecoder decoder, VersionDeadLetters deadLetters, String dlq, CompactorProgress progress) {
+    this.decoder = decoder;
+    this.deadLetters = deadLetters;
+    this.dlq = dlq;
+    this.progress = progress;
+  }
+
+  /** The record's version change, or null (its offset still counts as read) when there is none to apply. */
+  VersionChange applicable(ConsumerRecord<byte[], byte[]> r) {
+    VersionChange change;
+    try {
+      change = decoder.decode(r.key(), r.value());
+    } catch (RuntimeException e) {
+      deadLetter(r, CompactorErrors.undecodable(r.topic(), r.partition(), r.offset(), e).getMessage());
+      return null;
+    }
+    if (change == null) {
+      return null;
+    }
+    var problem = TableValueCheck.problem(change);
+    if (problem.isPresent()) {
+      deadLetter(r, "The version record at " + r.topic() + "-" + r.partition() + "@" + r.offset() + " cannot be "
+          + "written to the table: its " + problem.get() + ". It was skipped; fix the value at its source and send "
+          + "the change again");
+      return null;
+    }
+    return change;
+  }
+
+  private void deadLetter(ConsumerRecord<byte[], byte[]> r, String detail) {
+    LOG.error("{}; sent to {} as {}", detail, dlq, VersionDeadLetters.REASON);
+    deadLetters.send(r, detail);
+    progress.deadLettered();
+  }
+}

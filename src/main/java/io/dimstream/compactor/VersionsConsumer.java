@@ -1,0 +1,82 @@
+package io.dimstream.compactor;
+
+import io.dimstream.spec.DimensionSpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** The Kafka consumer a compactor reads the versions topic with, and the wait for that topic to exist. */
+final class VersionsConsumer {
+  /** How long the compactor waits for the versions topic to appear before it gives up. */
+  static final Duration TOPIC_WAIT = Duration.ofSeconds(60);
+
+  private VersionsConsumer() {}
+
+  /**
+   * A {@code read_committed} consumer of group {@code <dim>-compactor} without auto-commit.
+   *
+   * @param kafka  client properties (bootstrap.servers and security settings)
+   * @param owner  identifies this service instance; a restarted instance reuses it
+   * @param shared whether it joins the group for a share of the partitions (a merge-on-read table)
+   */
+  static KafkaConsumer<byte[], byte[]> open(DimensionSpec spec, Map<String, Object> kafka, String owner,
+      int maxRecords, boolean shared) {
+    Properties p = new Properties();
+    p.putAll(kafka);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, spec.name() + "-compactor");
+    // Static membership, as the stream threads have: an instance restarted after a crash takes back its partitions
+    // at once instead of waiting for its dead member's session to expire (45 s by default, once per crash). A
+    // clean stop does not leave the group either, so a short session moves a stopped instance's partitions soon.
+    if (shared) {
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, spec.name() + "-compactor-"
+          + Integer.toHexString(owner.hashCode()));
+      p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+    }
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.min(10_000, Math.max(500, maxRecords)));
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return new KafkaConsumer<>(p);
+  }
+
+  /**
+   * The partitions of {@code topic}, in order, once it exists; empty when {@code running} turns false first.
+   *
+   * @throws CompactorException when the topic does not appear within {@link #TOPIC_WAIT} by {@code clock}
+   */
+  static List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c, String topic, Clock clock,
+      BooleanSupplier running) {
+    long deadline = clock.millis() + TOPIC_WAIT.toMillis();
+    while (running.getAsBoolean()) {
+      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+      if (infos != null && !infos.isEmpty()) {
+        return infos.stream().map(i -> new TopicPartition(topic, i.partition()))
+            .sorted(Comparator.comparingInt(TopicPartition::partition)).toList();
+      }
+      if (clock.millis() > deadline) {
+        throw CompactorErrors.missingTopic(topic, TOPIC_WAIT);
+      }
+      sleep(500);
+    }
+    return List.of();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
