@@ -76,7 +76,7 @@ public final class Report {
     }
     String section = section(kept, rel + "/results.jsonl", images);
     Files.writeString(doc, text.substring(0, b + BEGIN.length()) + "\n" + section + text.substring(e));
-    System.err.println("bench/run: wrote the results of " + runs.stream().map(r -> r.file().toString())
+    System.err.println("bench/run: wrote the results of " + runs.stream().map(r -> r.file().toString()).distinct()
         .collect(Collectors.joining(", ")) + " into " + doc + " and " + dir);
   }
 

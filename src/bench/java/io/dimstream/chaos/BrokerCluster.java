@@ -124,6 +124,59 @@ final class BrokerCluster implements AutoCloseable {
     return false;
   }
 
+  /** How often node {@code i} has logged that it started, over all its starts. */
+  int starts(int i) throws java.io.IOException {
+    Path log = nodes.get(i).log();
+    if (!Files.exists(log)) {
+      return 0;
+    }
+    try (var lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+      return (int) lines.filter(l -> l.startsWith(ClusterNode.STARTED)).count();
+    }
+  }
+
+  /**
+   * Waits until node {@code i}, started again after a kill, has logged more than {@code startsBefore} starts (its
+   * broker is unfenced) and every partition of every topic, internal ones too, has all its replicas in sync again,
+   * at most {@code timeout}. Only then may another node go down: a node that is still starting or catching up
+   * counts as down, and two down nodes leave partitions under {@code min.insync.replicas} and the controller
+   * quorum without a majority, which stops every producer and transaction of the cluster. Returns whether it did.
+   */
+  boolean awaitBackInSync(int i, int startsBefore, Duration timeout) throws InterruptedException,
+      java.io.IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (starts(i) <= startsBefore) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      if (!nodes.get(i).alive()) {
+        nodes.get(i).start();
+      }
+      Thread.sleep(500);
+    }
+    Map<String, Object> p = clientProperties();
+    p.put("request.timeout.ms", "5000");
+    p.put("default.api.timeout.ms", "10000");
+    try (Admin admin = Admin.create(p)) {
+      while (System.nanoTime() < deadline) {
+        try {
+          var names = admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
+              .names().get();
+          boolean inSync = admin.describeTopics(names).allTopicNames().get().values().stream()
+              .flatMap(t -> t.partitions().stream())
+              .allMatch(part -> part.isr().size() == part.replicas().size());
+          if (inSync) {
+            return true;
+          }
+        } catch (Exception e) {
+          // the cluster is still settling
+        }
+        Thread.sleep(500);
+      }
+    }
+    return false;
+  }
+
   @Override
   public void close() throws InterruptedException {
     for (Child c : nodes) {

@@ -42,6 +42,9 @@ public final class ClusterNode {
     }
   }
 
+  /** How a node's log line starts once its broker runs (unfenced by the controller). */
+  static final String STARTED = "chaos node ";
+
   public static void main(String[] args) throws Exception {
     int nodeId = Integer.parseInt(args[0]);
     Path dir = Path.of(args[1]).toAbsolutePath();
@@ -73,7 +76,7 @@ public final class ClusterNode {
     }
     KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
     server.startup();
-    System.err.println("chaos node " + nodeId + " started on " + host + ":" + self.clientPort);
+    System.err.println(STARTED + nodeId + " started on " + host + ":" + self.clientPort);
     new CountDownLatch(1).await(); // until killed; a SIGTERM ends the JVM without a clean shutdown on purpose
   }
 

@@ -7,12 +7,17 @@ package io.dimstream.chaos;
 record Fault(Kind kind, String target, String detail, long startMs, long endMs) {
   enum Kind {
     KILL_INSTANCE("kill_instance"), KILL_BROKER("kill_broker"), PAUSE_INSTANCE("pause_instance"),
-    PARTITION_INSTANCE("partition_instance");
+    PARTITION_FROM_BROKERS("partition_from_brokers"), PARTITION_FROM_STORE("partition_from_store");
 
     final String label;
 
     Kind(String label) {
       this.label = label;
+    }
+
+    /** A network partition, which needs network namespaces. */
+    boolean isPartition() {
+      return this == PARTITION_FROM_BROKERS || this == PARTITION_FROM_STORE;
     }
   }
 

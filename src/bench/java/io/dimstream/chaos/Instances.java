@@ -24,7 +24,9 @@ final class Instances implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       Path data = work.resolve("instance-" + i);
       Files.createDirectories(data);
-      List<String> cmd = Child.java(List.of(HEAP, "-XX:+UseSerialGC",
+      // C1 only, as the brokers: on a few shared cores the optimising compiler's threads take the CPU a starting
+      // instance needs, and a restart after a kill then takes far longer than the service's own start
+      List<String> cmd = Child.java(List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
               "-Dlogback.configurationFile=" + ChaosRun.LOGBACK),
           "io.dimstream.cli.Main", List.of("run", "--config", spec.toString(), "--data-dir", data.toString()));
       Map<String, String> env = new HashMap<>(environment);

@@ -17,7 +17,7 @@ final class Report {
         w.acknowledgedBadRecords(), "send_seconds", Math.round(produceSeconds)));
     Map<String, Long> byKind = new LinkedHashMap<>();
     for (Fault.Kind k : Fault.Kind.values()) {
-      if (k != Fault.Kind.PARTITION_INSTANCE || network.partitions()) {
+      if (!k.isPartition() || network.partitions()) {
         byKind.put(k.label, faults.stream().filter(f -> f.kind() == k).count());
       }
     }

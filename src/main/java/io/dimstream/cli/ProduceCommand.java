@@ -26,8 +26,9 @@ import picocli.CommandLine.Option;
         "Each JSON line is sent as it is, so bad lines reach the dead-letter topic like any bad record.",
         "With format: avro each record is first written as Avro binary with the spec's schema; a line that cannot be "
         + "converted stops produce before anything is sent, naming the line and the field (exit 1).",
-        "With topics.changes_keyed_by_business_key: true each record is keyed by its canonical business key and sent "
-        + "to that key's partition, as the topology checks."},
+        "Each record is keyed by its canonical business key and sent to that key's partition, so the records of one "
+        + "key reach the service in the file's order (which decides between events with equal sequences); a line "
+        + "that does not decode is sent unkeyed."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:every record was acknowledged by the broker", "1:the input file or the broker failed",
         "2:bad spec or usage"})
@@ -83,9 +84,13 @@ final class ProduceCommand implements Callable<Integer> {
   }
 
   /**
-   * A keyed changes topic (no repartition hop) takes each record in its business key's partition, keyed by the
-   * canonical key bytes; the partition is set here rather than left to the producer, whose {@code partitioner.class}
-   * the spec's Kafka settings could change. A record that does not decode is rejected wherever it goes.
+   * Every record goes to its business key's partition, keyed by the canonical key bytes. A keyed changes topic (no
+   * repartition hop) requires it; any other keeps one key's records in one partition, so the topology's repartition
+   * passes them on in the file's order: sent unkeyed, the producer spreads one key's records over the partitions,
+   * their decoding tasks may run at different paces, and of two events with equal sequences the one later in the
+   * file could arrive first and lose. The partition is set here rather than left to the producer, whose
+   * {@code partitioner.class} the spec's Kafka settings could change. A record that does not decode is rejected
+   * wherever it goes.
    */
   private static ProducerRecord<byte[], byte[]> keyedRecord(KeyedChanges keyed, ProducerRecord<byte[], byte[]> rec,
       int partitions) {
@@ -115,16 +120,13 @@ final class ProduceCommand implements Callable<Integer> {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
         InputFiles.LineReader lines = InputFiles.forTopic(file, spec);
         Progress progress = Progress.onStderr("records", total)) {
-      KeyedChanges keyed = spec.topics().changesKeyed() ? new KeyedChanges(spec) : null;
-      int changesPartitions = keyed == null ? 0 : producer.partitionsFor(spec.topics().changes()).size();
+      KeyedChanges keyed = new KeyedChanges(spec);
+      int changesPartitions = producer.partitionsFor(spec.topics().changes()).size();
       while (lines.hasNext()) {
         InputFiles.Line line = lines.next();
-        // No record key: the topology keys by the business key itself, whatever the producer did.
-        ProducerRecord<byte[], byte[]> rec = snapshot == null
-            ? new ProducerRecord<>(spec.topics().changes(), null, line.value()) : snapshot.row(line.value());
-        if (keyed != null) {
-          rec = keyedRecord(keyed, rec, changesPartitions);
-        }
+        ProducerRecord<byte[], byte[]> rec = keyedRecord(keyed, snapshot == null
+            ? new ProducerRecord<>(spec.topics().changes(), null, line.value()) : snapshot.row(line.value()),
+            changesPartitions);
         producer.send(rec, (md, e) -> {
           if (e != null) {
             failed.compareAndSet(null, e);

@@ -11,11 +11,6 @@ import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnType;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -171,7 +166,7 @@ public final class StateBinary {
     }
     // format 1: the version was written with the event's layout; an event without attributes does not say which
     int n = in.eventCount == 0 ? -1 : in.eventCount;
-    return new StoredEvent(e, n < 0 ? versionOfUnknownLayout(bytes, in.at, key) : version(in, key, n));
+    return new StoredEvent(e, n < 0 ? versionOfUnknownLayout(bytes, in.position(), key) : version(in, key, n));
   }
 
   /** A key state without its key. */
@@ -194,7 +189,7 @@ public final class StateBinary {
     }
     In in = new In(bytes);
     Sequence s = sequence(in);
-    return new KeyState(s, bytes[0] == FORMAT ? version(in, key) : versionOfUnknownLayout(bytes, in.at, key));
+    return new KeyState(s, bytes[0] == FORMAT ? version(in, key) : versionOfUnknownLayout(bytes, in.position(), key));
   }
 
   /**
@@ -274,7 +269,7 @@ public final class StateBinary {
       In in = new In(bytes, at);
       try {
         Version v = version(in, key, n);
-        if (in.at == bytes.length) {
+        if (in.position() == bytes.length) {
           return v;
         }
       } catch (RuntimeException e) {
@@ -308,18 +303,11 @@ public final class StateBinary {
   }
 
   private static void sequence(ByteWriter out, Sequence s) {
-    out.varint(s.size());
-    for (int i = 0; i < s.size(); i++) {
-      out.zigzag(s.part(i));
-    }
+    ColumnBinary.writeSequence(out, s);
   }
 
   private static Sequence sequence(In in) {
-    long[] parts = new long[(int) in.varint()];
-    for (int i = 0; i < parts.length; i++) {
-      parts[i] = in.zigzag();
-    }
-    return Sequence.of(parts);
+    return ColumnBinary.readSequence(in);
   }
 
   private void attributes(ByteWriter out, List<Object> values, String what) {
@@ -354,47 +342,15 @@ public final class StateBinary {
   }
 
   private static void value(ByteWriter out, Object v, ColumnType.Kind kind) {
-    switch (kind) {
-      case LONG -> out.zigzag((Long) v);
-      case INT -> out.zigzag((Integer) v);
-      case DOUBLE -> out.fixed64(Double.doubleToRawLongBits((Double) v));
-      case DECIMAL -> {
-        BigDecimal d = (BigDecimal) v;
-        out.zigzag(d.scale());
-        out.blob(d.unscaledValue().toByteArray());
-      }
-      case BOOLEAN -> out.write((Boolean) v ? 1 : 0);
-      case STRING -> out.blob(((String) v).getBytes(StandardCharsets.UTF_8));
-      case DATE -> out.zigzag(((LocalDate) v).toEpochDay());
-      case TIMESTAMP -> {
-        Instant t = (Instant) v;
-        out.zigzag(t.getEpochSecond());
-        out.varint(t.getNano());
-      }
-      default -> throw new IllegalStateException(kind.toString());
-    }
+    ColumnBinary.write(out, v, kind);
   }
 
   private static Object value(In in, ColumnType.Kind kind) {
-    return switch (kind) {
-      case LONG -> in.zigzag();
-      case INT -> (int) in.zigzag();
-      case DOUBLE -> Double.longBitsToDouble(in.fixed64());
-      case DECIMAL -> {
-        int scale = (int) in.zigzag();
-        yield new BigDecimal(new BigInteger(in.blob()), scale);
-      }
-      case BOOLEAN -> in.read() == 1;
-      case STRING -> new String(in.blob(), StandardCharsets.UTF_8);
-      case DATE -> LocalDate.ofEpochDay(in.zigzag());
-      case TIMESTAMP -> Instant.ofEpochSecond(in.zigzag(), in.varint());
-    };
+    return ColumnBinary.read(in, kind);
   }
 
   /** A reader over one encoded value; past its end, {@link IllegalArgumentException}. */
-  private static final class In {
-    private final byte[] buf;
-    private int at;
+  private static final class In extends ByteReader {
     /** The attribute count of the last event read. */
     private int eventCount;
 
@@ -403,50 +359,7 @@ public final class StateBinary {
     }
 
     In(byte[] buf, int at) {
-      this.buf = buf;
-      this.at = at;
-    }
-
-    byte read() {
-      if (at >= buf.length) {
-        throw new IllegalArgumentException("stored state ends early, at byte " + at + " of " + buf.length);
-      }
-      return buf[at++];
-    }
-
-    long varint() {
-      long v = 0;
-      for (int shift = 0; shift < 64; shift += 7) {
-        byte b = read();
-        v |= (long) (b & 0x7F) << shift;
-        if (b >= 0) {
-          return v;
-        }
-      }
-      throw new IllegalArgumentException("malformed varint in stored state at byte " + at);
-    }
-
-    long zigzag() {
-      long v = varint();
-      return (v >>> 1) ^ -(v & 1);
-    }
-
-    long fixed64() {
-      long v = 0;
-      for (int i = 0; i < 8; i++) {
-        v = (v << 8) | (read() & 0xFF);
-      }
-      return v;
-    }
-
-    byte[] blob() {
-      int len = (int) varint();
-      if (len < 0 || len > buf.length - at) {
-        throw new IllegalArgumentException("a length of " + len + " runs past the end of stored state at byte " + at);
-      }
-      byte[] b = Arrays.copyOfRange(buf, at, at + len);
-      at += len;
-      return b;
+      super(buf, at, "stored state");
     }
   }
 }

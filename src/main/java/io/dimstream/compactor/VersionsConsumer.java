@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** The Kafka consumer a compactor reads the versions topic with, and the wait for that topic to exist. */
 final class VersionsConsumer {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(VersionsConsumer.class);
   /** How long the compactor waits for the versions topic to appear before it gives up. */
   static final Duration TOPIC_WAIT = Duration.ofSeconds(60);
 
@@ -40,6 +42,9 @@ final class VersionsConsumer {
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, spec.name() + "-compactor-"
           + Integer.toHexString(owner.hashCode()));
       p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+      // Cooperative rebalancing: when an instance stops, pauses or joins, only the partitions that move are revoked;
+      // the other compactors keep reading and committing theirs instead of all handing everything back at once.
+      p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
     }
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -59,7 +64,17 @@ final class VersionsConsumer {
       BooleanSupplier running) {
     long deadline = clock.millis() + TOPIC_WAIT.toMillis();
     while (running.getAsBoolean()) {
-      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+      List<PartitionInfo> infos;
+      try {
+        infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        // The brokers do not answer (a network cut, a cluster restart): the topic is not known to be missing, so the
+        // compactor waits for them as the service's start does, instead of stopping the whole service.
+        LOG.warn("The compactor cannot reach the brokers to read the partitions of {} ({}); trying again", topic,
+            e.getMessage());
+        deadline = clock.millis() + TOPIC_WAIT.toMillis();
+        continue;
+      }
       if (infos != null && !infos.isEmpty()) {
         return infos.stream().map(i -> new TopicPartition(topic, i.partition()))
             .sorted(Comparator.comparingInt(TopicPartition::partition)).toList();

@@ -30,11 +30,14 @@ import java.util.function.Consumer;
  * <p>The changes one dimension event causes (a close-out and a new version, say) arrive as consecutive records of
  * one key. Facts are re-joined once the key's run of changes ends (a change of another key, a fact of the key, or a
  * tick), so that a fact is not corrected to a state halfway through one event; the key and the range of fact times
- * waiting for that re-join are kept in the store, so a restart resumes it. Not thread-safe: one per stream task.
+ * of the last run are kept in one store record, so a restart re-joins them (again, if the run had ended: a re-join
+ * emits only facts whose record would change, so it is harmless). The watermark is kept only with a grace, the one
+ * thing it decides. Not thread-safe: one per stream task.
  */
 public final class Enricher {
   private static final byte VERSIONS = 'v';
-  private static final byte PENDING = 'p';
+  /** The one record of the key whose run of changes was last marked: its bytes' length and bytes, then lo and hi. */
+  private static final byte[] PENDING = {'p'};
   private static final byte[] WATERMARK = {'w'};
   private static final byte FACT = 'f';
   private static final byte WAITING = 'q';
@@ -65,7 +68,10 @@ public final class Enricher {
 
   private boolean started;
   private long watermark = Long.MIN_VALUE;
+  /** The key whose run of changes is not re-joined yet, and the range of fact times it touched; null: none. */
   private byte[] pendingKey;
+  private long pendingLo;
+  private long pendingHi;
 
   /**
    * @param versions where the dimension's versions are kept (one per task, exclusively this enricher's)
@@ -132,8 +138,8 @@ public final class Enricher {
     prune(kb, change.key(), newest, out);
     if (newest > watermark) {
       watermark = newest;
-      versions.put(WATERMARK, ByteBuffer.allocate(8).putLong(watermark).array());
-      if (graceMillis > 0) { // without grace no fact ever waits
+      if (graceMillis > 0) { // without grace no fact ever waits, and the watermark decides nothing
+        versions.put(WATERMARK, ByteBuffer.allocate(8).putLong(watermark).array());
         releaseUpTo(watermark, out);
       }
     }
@@ -216,37 +222,46 @@ public final class Enricher {
     started = true;
     byte[] w = versions.get(WATERMARK);
     watermark = w == null ? Long.MIN_VALUE : ByteBuffer.wrap(w).getLong();
-    List<Map.Entry<byte[], byte[]>> pending = versions.range(new byte[] {PENDING}, new byte[] {PENDING + 1});
-    if (!pending.isEmpty()) {
-      pendingKey = Arrays.copyOfRange(pending.get(0).getKey(), 1, pending.get(0).getKey().length);
+    byte[] p = versions.get(PENDING);
+    if (p != null) {
+      ByteBuffer b = ByteBuffer.wrap(p);
+      pendingKey = new byte[b.getInt()];
+      b.get(pendingKey);
+      pendingLo = b.getLong();
+      pendingHi = b.getLong();
+    }
+    // an earlier release kept one record per pending key ('p' and the key's bytes): re-join its range once
+    for (Map.Entry<byte[], byte[]> e : versions.range(new byte[] {'p', 0}, new byte[] {'p' + 1})) {
+      versions.delete(e.getKey());
+      if (pendingKey == null) {
+        ByteBuffer b = ByteBuffer.wrap(e.getValue());
+        markPending(Arrays.copyOfRange(e.getKey(), 1, e.getKey().length), b.getLong(), b.getLong());
+      }
     }
   }
 
+  /** Adds {@code [lo, hi)} to the pending range of {@code kb} (the pending key, or none), kept in the store if it grew. */
   private void markPending(byte[] kb, long lo, long hi) {
-    byte[] pk = key(PENDING, kb);
-    byte[] prev = versions.get(pk);
-    if (prev != null) {
-      ByteBuffer b = ByteBuffer.wrap(prev);
-      lo = Math.min(lo, b.getLong());
-      hi = Math.max(hi, b.getLong());
+    if (pendingKey != null && Arrays.equals(pendingKey, kb)) {
+      if (lo >= pendingLo && hi <= pendingHi) {
+        return;
+      }
+      lo = Math.min(lo, pendingLo);
+      hi = Math.max(hi, pendingHi);
     }
-    versions.put(pk, ByteBuffer.allocate(16).putLong(lo).putLong(hi).array());
     pendingKey = kb;
+    pendingLo = lo;
+    pendingHi = hi;
+    versions.put(PENDING, ByteBuffer.allocate(4 + kb.length + 16).putInt(kb.length).put(kb).putLong(lo).putLong(hi)
+        .array());
   }
 
   /** Re-joins the facts of the pending key whose times its run of changes touched, and emits those that changed. */
   private void flush(Consumer<Enriched> out) {
     byte[] kb = pendingKey;
     pendingKey = null;
-    byte[] pk = key(PENDING, kb);
-    byte[] range = versions.get(pk);
-    if (range == null) {
-      return;
-    }
-    versions.delete(pk);
-    ByteBuffer b = ByteBuffer.wrap(range);
-    long lo = b.getLong();
-    long hi = b.getLong();
+    long lo = pendingLo;
+    long hi = pendingHi;
     BusinessKey key = keys.key(kb);
     List<Version> list = keyVersions(kb, key).versions();
     for (Map.Entry<byte[], byte[]> e : facts.range(factKey(kb, lo, new byte[0]), factBound(kb, hi))) {
@@ -274,9 +289,9 @@ public final class Enricher {
       return;
     }
     // a fact the key's unfinished run of changes touched gets its last correction now: it is final
-    byte[] range = pendingKey != null && Arrays.equals(pendingKey, kb) ? versions.get(key(PENDING, kb)) : null;
-    long lo = range == null ? Long.MAX_VALUE : ByteBuffer.wrap(range).getLong(0);
-    long hi = range == null ? Long.MIN_VALUE : ByteBuffer.wrap(range).getLong(8);
+    boolean pending = pendingKey != null && Arrays.equals(pendingKey, kb);
+    long lo = pending ? pendingLo : Long.MAX_VALUE;
+    long hi = pending ? pendingHi : Long.MIN_VALUE;
     List<Version> list = keyVersions(kb, key).versions();
     for (Map.Entry<byte[], byte[]> e : passed) {
       EnrichmentState.StoredFact stored = state.decodeFact(e.getValue());

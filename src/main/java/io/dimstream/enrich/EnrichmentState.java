@@ -1,13 +1,14 @@
 package io.dimstream.enrich;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.dimstream.codec.ByteReader;
+import io.dimstream.codec.ByteWriter;
+import io.dimstream.codec.ColumnBinary;
 import io.dimstream.codec.EventJson;
+import io.dimstream.model.Absent;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
@@ -19,12 +20,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The values the enricher keeps, as compact JSON arrays: one key's versions (with the newest sequence seen for it;
- * each version in the topology's own form, {@link EventJson#versionNode}) and one stored fact (with what its last
- * record showed). Immutable and thread-safe.
+ * The values the enricher keeps, in binary forms (written for every fact and every version change, so they cost no
+ * JSON tree; values as {@link ColumnBinary} gives them, each after a tag: 0 null, 1 value, 2 {@link Absent}):
+ * <ul>
+ *   <li>one key's versions: a format byte ({@value #VERSIONS_FORMAT}), the newest sequence seen for the key as a
+ *       zig-zag varint, the version count, and per version its valid_from sequence, 0 or 1 and its valid_to
+ *       sequence, and its attributes (all of the dimension's);</li>
+ *   <li>one stored fact: a format byte ({@value #FACT_FORMAT}), its revision as a varint, 0 (waiting) or 1 and what
+ *       its last record showed (found, 0 or 1 and the valid_from sequence, the added attributes), then the fact
+ *       ({@link FactBinary} without its format byte).</li>
+ * </ul>
+ * Both as written by an earlier release, JSON arrays (the versions in the topology's own form,
+ * {@link EventJson#versionNode}), are still read. Immutable and thread-safe.
  */
 final class EnrichmentState {
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final ObjectMapper JSON = JsonMapper.builder()
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
@@ -39,29 +48,71 @@ final class EnrichmentState {
   /** A kept fact: its revision so far and what its last record showed; both 0/null while it waits. */
   record StoredFact(Fact fact, long revision, Shown shown) {}
 
+  /** The first byte of a stored fact's binary form; the JSON form of an earlier release starts with {@code [}. */
+  static final byte FACT_FORMAT = 1;
+  /** The first byte of a key's versions in their binary form (likewise). */
+  static final byte VERSIONS_FORMAT = 1;
+
   private final EventJson versionForms;
   private final List<ColumnType> shownTypes;
+  private final ColumnType.Kind[] shownKinds;
+  private final ColumnType.Kind[] versionKinds;
   private final List<ColumnType> factTypes;
+  private final FactBinary facts;
 
   EnrichmentState(EnrichmentSpec spec) {
     versionForms = new EventJson(spec.dimension());
     shownTypes = spec.attributes().stream().map(EnrichmentSpec.Attribute::type).toList();
+    shownKinds = shownTypes.stream().map(ColumnType::kind).toArray(ColumnType.Kind[]::new);
+    versionKinds = spec.dimension().attributeColumns().stream().map(Column::type).map(ColumnType::kind)
+        .toArray(ColumnType.Kind[]::new);
     factTypes = spec.facts().columns().stream().map(Column::type).toList();
+    facts = new FactBinary(spec);
   }
 
   byte[] encode(KeyVersions kv) {
-    ArrayNode n = NODES.arrayNode();
-    n.add(kv.newest());
+    ByteWriter out = new ByteWriter(16 + 48 * kv.versions().size());
+    out.write(VERSIONS_FORMAT);
+    out.zigzag(kv.newest());
+    out.varint(kv.versions().size());
     for (Version v : kv.versions()) {
-      n.add(versionForms.versionNode(v));
+      ColumnBinary.writeSequence(out, v.validFrom());
+      if (v.validTo() == null) {
+        out.write(0);
+      } else {
+        out.write(1);
+        ColumnBinary.writeSequence(out, v.validTo());
+      }
+      values(out, v.attributes(), versionKinds);
     }
-    return write(n);
+    return out.bytes();
   }
 
   KeyVersions decodeVersions(BusinessKey key, byte[] bytes) {
     if (bytes == null) {
       return KeyVersions.NONE;
     }
+    if (bytes.length > 0 && bytes[0] == '[') {
+      return decodeJsonVersions(key, bytes);
+    }
+    if (bytes.length == 0 || bytes[0] != VERSIONS_FORMAT) {
+      throw new IllegalArgumentException("not an enrichment state record: a key's versions starting with byte "
+          + (bytes.length == 0 ? "none" : bytes[0]));
+    }
+    ByteReader in = new ByteReader(bytes, 1, "a key's versions");
+    long newest = in.zigzag();
+    int n = (int) in.varint();
+    List<Version> versions = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Sequence from = ColumnBinary.readSequence(in);
+      Sequence to = in.read() == 1 ? ColumnBinary.readSequence(in) : null;
+      versions.add(new Version(key, from, to, values(in, versionKinds)));
+    }
+    return new KeyVersions(newest, versions);
+  }
+
+  /** A key's versions as an earlier release wrote them: [newest, version, version, ...]. */
+  private KeyVersions decodeJsonVersions(BusinessKey key, byte[] bytes) {
     JsonNode n = read(bytes);
     List<Version> versions = new ArrayList<>(n.size() - 1);
     for (int i = 1; i < n.size(); i++) {
@@ -71,18 +122,48 @@ final class EnrichmentState {
   }
 
   byte[] encode(StoredFact f) {
-    ArrayNode n = NODES.arrayNode();
-    n.add(values(f.fact().values(), factTypes));
-    n.add(f.revision());
-    if (f.shown() != null) {
-      n.add(f.shown().found());
-      n.add(f.shown().validFrom() == null ? NODES.nullNode() : EventJson.sequenceNode(f.shown().validFrom()));
-      n.add(values(f.shown().attributes(), shownTypes));
+    ByteWriter out = new ByteWriter(64);
+    out.write(FACT_FORMAT);
+    out.varint(f.revision());
+    Shown shown = f.shown();
+    if (shown == null) {
+      out.write(0);
+    } else {
+      out.write(1);
+      out.write(shown.found() ? 1 : 0);
+      if (shown.validFrom() == null) {
+        out.write(0);
+      } else {
+        out.write(1);
+        ColumnBinary.writeSequence(out, shown.validFrom());
+      }
+      values(out, shown.attributes(), shownKinds);
     }
-    return write(n);
+    facts.write(out, f.fact());
+    return out.bytes();
   }
 
   StoredFact decodeFact(byte[] bytes) {
+    if (bytes.length > 0 && bytes[0] == '[') {
+      return decodeJsonFact(bytes);
+    }
+    if (bytes.length == 0 || bytes[0] != FACT_FORMAT) {
+      throw new IllegalArgumentException("not an enrichment state record: a stored fact starting with byte "
+          + (bytes.length == 0 ? "none" : bytes[0]));
+    }
+    ByteReader in = new ByteReader(bytes, 1, "a stored fact");
+    long revision = in.varint();
+    Shown shown = null;
+    if (in.read() == 1) {
+      boolean found = in.read() == 1;
+      Sequence validFrom = in.read() == 1 ? ColumnBinary.readSequence(in) : null;
+      shown = new Shown(found, validFrom, values(in, shownKinds));
+    }
+    return new StoredFact(facts.read(in), revision, shown);
+  }
+
+  /** A stored fact as an earlier release wrote it: [fact values, revision, found, valid_from, attributes]. */
+  private StoredFact decodeJsonFact(byte[] bytes) {
     JsonNode n = read(bytes);
     Fact fact = new Fact(values(n.get(0), factTypes));
     Shown shown = n.size() < 3 ? null : new Shown(n.get(2).asBoolean(),
@@ -90,12 +171,36 @@ final class EnrichmentState {
     return new StoredFact(fact, n.get(1).asLong(), shown);
   }
 
-  private static ArrayNode values(List<Object> values, List<ColumnType> types) {
-    ArrayNode a = NODES.arrayNode(values.size());
-    for (int i = 0; i < values.size(); i++) {
-      a.add(ColumnValues.toJson(values.get(i), types.get(i)));
+  /** Each value as a tag (0 null, 1 value, 2 {@link Absent}) and, for a value, its {@link ColumnBinary} form. */
+  private static void values(ByteWriter out, List<Object> values, ColumnType.Kind[] kinds) {
+    if (values.size() != kinds.length) {
+      throw new IllegalArgumentException("expected " + kinds.length + " values, got " + values.size());
     }
-    return a;
+    for (int i = 0; i < kinds.length; i++) {
+      Object v = values.get(i);
+      if (v == null) {
+        out.write(0);
+      } else if (v == Absent.VALUE) {
+        out.write(2);
+      } else {
+        out.write(1);
+        ColumnBinary.write(out, v, kinds[i]);
+      }
+    }
+  }
+
+  private static List<Object> values(ByteReader in, ColumnType.Kind[] kinds) {
+    List<Object> out = new ArrayList<>(kinds.length);
+    for (ColumnType.Kind kind : kinds) {
+      byte tag = in.read();
+      out.add(switch (tag) {
+        case 0 -> null;
+        case 1 -> ColumnBinary.read(in, kind);
+        case 2 -> Absent.VALUE;
+        default -> throw new IllegalArgumentException("unknown value tag " + tag + " in enrichment state");
+      });
+    }
+    return out;
   }
 
   private static List<Object> values(JsonNode n, List<ColumnType> types) {
@@ -104,14 +209,6 @@ final class EnrichmentState {
       out.add(ColumnValues.fromJson(n.get(i), types.get(i)));
     }
     return out;
-  }
-
-  private static byte[] write(JsonNode n) {
-    try {
-      return JSON.writeValueAsBytes(n);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot encode enrichment state", e);
-    }
   }
 
   private static JsonNode read(byte[] bytes) {

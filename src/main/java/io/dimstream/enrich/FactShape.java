@@ -8,6 +8,7 @@ import io.dimstream.model.BusinessKey;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnType;
 import io.dimstream.types.ColumnValues;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,6 +24,8 @@ public final class FactShape {
   private final List<ColumnType> keyTypes;
   private final int[] factKeyPositions;
   private final List<ColumnType> factKeyTypes;
+  /** Whether every fact key column is a long or an int, whose JSON is its decimal digits. */
+  private final boolean integralFactKey;
   private final int timePosition;
   private final ColumnType timeType;
 
@@ -32,6 +35,8 @@ public final class FactShape {
     keyTypes = spec.dimension().keyColumns().stream().map(Column::type).toList();
     factKeyPositions = facts.key().stream().mapToInt(facts::index).toArray();
     factKeyTypes = facts.key().stream().map(c -> facts.column(c).type()).toList();
+    integralFactKey = factKeyTypes.stream()
+        .allMatch(t -> t.kind() == ColumnType.Kind.LONG || t.kind() == ColumnType.Kind.INT);
     timePosition = facts.index(facts.time());
     timeType = facts.timeType();
   }
@@ -52,6 +57,13 @@ public final class FactShape {
 
   /** The fact key as a compact JSON array ({@code [1001]}): the record key of its enriched records. */
   public byte[] factKeyBytes(Fact fact) {
+    if (integralFactKey) { // the common order_id: no JSON tree for what is "[" digits "]" (written for every record)
+      StringBuilder b = new StringBuilder(24).append('[');
+      for (int i = 0; i < factKeyPositions.length; i++) {
+        b.append(i == 0 ? "" : ",").append(((Number) fact.values().get(factKeyPositions[i])).longValue());
+      }
+      return b.append(']').toString().getBytes(StandardCharsets.US_ASCII);
+    }
     ArrayNode n = NODES.arrayNode(factKeyPositions.length);
     for (int i = 0; i < factKeyPositions.length; i++) {
       n.add(ColumnValues.toJson(fact.values().get(factKeyPositions[i]), factKeyTypes.get(i)));

@@ -33,6 +33,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
@@ -122,10 +124,19 @@ public final class DimensionService implements AutoCloseable {
       LOG.info("Embedded Kafka broker up at {} in {} ms (data in {})", broker.bootstrapServers(),
           (System.nanoTime() - t0) / 1_000_000, dataDir.resolve("kafka").toAbsolutePath());
     }
-    TopicProvisioner.Provisioned topics = TopicProvisioner.provision(kafka, spec);
+    // The table is read from its store while the topics are checked on the brokers: both are round trips to other
+    // services, and a restarted instance then waits for the slower of the two instead of their sum.
+    FutureTask<DeltaTable> opening = new FutureTask<>(() -> Compactor.openTable(spec));
+    Thread opener = new Thread(opening, "open-table-" + spec.name());
+    opener.setDaemon(true);
+    opener.start();
+    // brokers that are down at start are waited for, with a log line per attempt, rather than ending the process
+    KafkaWait kafkaWait = new KafkaWait(kafka, broker != null ? java.time.Duration.ZERO : spec.service().kafkaWait());
+    TopicProvisioner.Provisioned topics = kafkaWait.run("create the topics",
+        () -> TopicProvisioner.provision(kafka, spec));
     sizes = topics.sizes();
 
-    table = Compactor.openTable(spec);
+    table = opened(opening);
     // before the topology starts: its stores may hold events written under the specs the table was evolved from
     StateLayouts layouts = stateLayouts(table);
     VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
@@ -153,12 +164,16 @@ public final class DimensionService implements AutoCloseable {
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     CommitInterval.applyDefault(props, spec);
     ProducerLinger.applyDefault(props);
+    StandbyReplicas.applyDefault(props);
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.
     props.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
         "dimstream-" + spec.name() + "-" + Integer.toHexString(owner().hashCode()));
     String applicationId = props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-    StatePartitions.check(kafka, spec, applicationId, topics.changesPartitions());
+    kafkaWait.run("read the state's partitions", () -> {
+      StatePartitions.check(kafka, spec, applicationId, topics.changesPartitions());
+      return null;
+    });
     streams = new KafkaStreams(builder.build(), props);
     streams.setUncaughtExceptionHandler(e -> {
       threads.failed(e);
@@ -186,6 +201,24 @@ public final class DimensionService implements AutoCloseable {
     if (versions instanceof VersionAvro avro) {
       LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
           avro.schema());
+    }
+  }
+
+  /** The table {@code opening} opened, or what it threw. */
+  private static DeltaTable opened(FutureTask<DeltaTable> opening) {
+    try {
+      return opening.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while opening the table", e);
     }
   }
 

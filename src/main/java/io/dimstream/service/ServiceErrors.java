@@ -43,4 +43,17 @@ final class ServiceErrors {
         + io.dimstream.spec.StateLayouts.PROPERTY + ") that this spec's stored state cannot be read with: " + why
         + ". Fix: run with a spec that keeps every column of the table, in the table's order");
   }
+
+  static ServiceException kafkaUnreachable(String servers, java.time.Duration waited, String reason) {
+    return new ServiceException("Kafka at " + servers + " did not answer within " + waited.toSeconds() + " s ("
+        + "service.kafka_wait), so the service stops: " + reason + ". Fix: start the brokers or fix the network "
+        + "between this host and them, check service.kafka.bootstrap.servers, or give service.kafka_wait a longer "
+        + "duration (or `forever`, the default)");
+  }
+
+  static ServiceException kafkaRefused(String servers, Throwable cause) {
+    return new ServiceException("Kafka at " + servers + " refused this service: " + cause.getMessage() + ". Waiting "
+        + "does not help here. Fix: check the security settings under service.kafka (security.protocol, sasl.*, "
+        + "ssl.*: user, password, trust store) and the user's permissions on the cluster", cause);
+  }
 }

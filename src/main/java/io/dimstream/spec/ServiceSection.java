@@ -26,7 +26,7 @@ final class ServiceSection {
       return s;
     }
     Set<String> known = Set.of("data_dir", "table_path", "kafka", "compaction", "http", "partitions",
-        "max_record_bytes", "storage");
+        "max_record_bytes", "storage", "kafka_wait");
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!known.contains(f)) {
@@ -84,7 +84,16 @@ final class ServiceSection {
       }
     }
     return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions,
-        maxRecordBytes, storage, security);
+        maxRecordBytes, storage, security, kafkaWait(node.get("kafka_wait"), file));
+  }
+
+  /** {@code service.kafka_wait}: a duration, or {@code forever} (the default). */
+  private static Duration kafkaWait(JsonNode node, Path file) {
+    if (node == null || node.isNull() || node.asText().equals("forever")) {
+      return ServiceSettings.KAFKA_WAIT_FOREVER;
+    }
+    long micros = durationMicros(node.asText(), file, "service.kafka_wait");
+    return Duration.ofNanos(micros * 1000);
   }
 
   /**

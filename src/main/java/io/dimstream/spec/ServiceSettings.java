@@ -28,6 +28,8 @@ import java.util.Map;
  * @param storage           how to reach the table's object store (region, endpoint, path-style, timeouts); unused
  *                          for a local table
  * @param httpSecurity      TLS and authentication of the query endpoint; default none (allowed on loopback only)
+ * @param kafkaWait         how long {@code run} waits at start for an unreachable Kafka cluster before it gives up;
+ *                          default {@link #KAFKA_WAIT_FOREVER}
  */
 public record ServiceSettings(
     Path dataDir,
@@ -40,7 +42,8 @@ public record ServiceSettings(
     int partitions,
     int maxRecordBytes,
     StorageSettings storage,
-    HttpSecurity httpSecurity) {
+    HttpSecurity httpSecurity,
+    Duration kafkaWait) {
 
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
   public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
@@ -49,6 +52,20 @@ public record ServiceSettings(
   public static final int DEFAULT_HTTP_PORT = 8080;
   /** {@code maxRecordBytes} meaning: take the changes topic's {@code max.message.bytes}. */
   public static final int MAX_RECORD_BYTES_FROM_TOPIC = 0;
+  /**
+   * {@code kafkaWait} meaning: wait as long as it takes. Brokers that are down when the service starts (a cluster
+   * restart, a network cut, an instance started before its cluster) are usually back soon, and a supervisor that
+   * restarts a service which gave up only adds the start time to the outage.
+   */
+  public static final Duration KAFKA_WAIT_FOREVER = java.time.temporal.ChronoUnit.FOREVER.getDuration();
+
+  /** Settings that wait for Kafka as long as it takes. */
+  public ServiceSettings(Path dataDir, TableLocation tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions, int maxRecordBytes,
+      StorageSettings storage, HttpSecurity httpSecurity) {
+    this(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort, partitions,
+        maxRecordBytes, storage, httpSecurity, KAFKA_WAIT_FOREVER);
+  }
 
   /** Settings without a record size limit of their own (the changes topic's applies), a local table and an open endpoint. */
   public ServiceSettings(Path dataDir, Path tablePath, Map<String, String> kafka, Duration compactionInterval,
@@ -79,7 +96,8 @@ public record ServiceSettings(
     return "ServiceSettings[dataDir=" + dataDir + ", tablePath=" + tablePath + ", kafka=" + Secrets.redacted(kafka)
         + ", compactionInterval=" + compactionInterval + ", compactionMaxRecords=" + compactionMaxRecords
         + ", httpHost=" + httpHost + ", httpPort=" + httpPort + ", partitions=" + partitions + ", maxRecordBytes="
-        + maxRecordBytes + ", storage=" + storage + ", httpSecurity=" + httpSecurity + "]";
+        + maxRecordBytes + ", storage=" + storage + ", httpSecurity=" + httpSecurity + ", kafkaWait="
+        + (kafkaWait.equals(KAFKA_WAIT_FOREVER) ? "forever" : kafkaWait) + "]";
   }
 
   /** The store of the table: its directory, or its prefix in an object store reached with {@link #storage()}. */
@@ -103,46 +121,51 @@ public record ServiceSettings(
 
   public ServiceSettings withStorage(StorageSettings settings) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, settings, httpSecurity);
+        partitions, maxRecordBytes, settings, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withTablePath(TableLocation path) {
     return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, storage, httpSecurity);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withDataDir(Path dir) {
     return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, storage, httpSecurity);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withKafka(Map<String, String> props) {
     return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
-        httpHost, httpPort, partitions, maxRecordBytes, storage, httpSecurity);
+        httpHost, httpPort, partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withHttpPort(int port) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
-        partitions, maxRecordBytes, storage, httpSecurity);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withHttpHost(String host) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
-        partitions, maxRecordBytes, storage, httpSecurity);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withCompaction(Duration interval, int maxRecords) {
     return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions,
-        maxRecordBytes, storage, httpSecurity);
+        maxRecordBytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withMaxRecordBytes(int bytes) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, bytes, storage, httpSecurity);
+        httpPort, partitions, bytes, storage, httpSecurity, kafkaWait);
   }
 
   public ServiceSettings withHttpSecurity(HttpSecurity security) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, maxRecordBytes, storage, security);
+        httpPort, partitions, maxRecordBytes, storage, security, kafkaWait);
+  }
+
+  public ServiceSettings withKafkaWait(Duration wait) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, maxRecordBytes, storage, httpSecurity, wait);
   }
 }

@@ -5,15 +5,21 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Opens the store of a table location. S3 clients are built once per {@link StorageSettings} and shared by every
- * table of the process (they hold connection pools and credential caches).
+ * Opens the store of a table location. S3 clients are built once per {@link StorageSettings} and AWS variables and
+ * shared by every table of the process (they hold connection pools and credential caches).
  */
 public final class ObjectStores {
-  private static final Map<StorageSettings, S3Clients> S3 = new ConcurrentHashMap<>();
+  /**
+   * S3 clients by settings and the AWS variables in force: the endpoint may come from a variable (or its system
+   * property), and a client built for one endpoint must not answer for another.
+   */
+  private static final Map<S3Key, S3Clients> S3 = new ConcurrentHashMap<>();
   /** Azure clients by settings and account host ({@code abfss}; null for {@code az}, whose account is configured). */
   private static final Map<AzureKey, AzureClients> AZURE = new ConcurrentHashMap<>();
 
   private record AzureKey(AzureSettings settings, String accountHost, Map<String, String> env) {}
+
+  private record S3Key(StorageSettings settings, Map<String, String> awsEnv) {}
 
   private ObjectStores() {}
 
@@ -24,8 +30,8 @@ public final class ObjectStores {
   public static ObjectStore open(TableLocation location, StorageSettings settings) {
     return switch (location.scheme()) {
       case TableLocation.LOCAL -> new LocalStore(location.localPath());
-      case TableLocation.S3 -> new S3Store(S3.computeIfAbsent(settings, s -> new S3Clients(s, environment())),
-          location, settings.maxAttempts());
+      case TableLocation.S3 -> new S3Store(S3.computeIfAbsent(new S3Key(settings, awsEnvironment()),
+          k -> new S3Clients(k.settings(), k.awsEnv())), location, settings.maxAttempts());
       case TableLocation.AZ, TableLocation.ABFSS -> new AzureStore(AZURE.computeIfAbsent(
           new AzureKey(settings.azure(), location.accountHost(), azureEnvironment()),
           k -> new AzureClients(k.settings(), location, k.env())), location, settings.azure());
@@ -35,11 +41,16 @@ public final class ObjectStores {
   }
 
   /**
-   * The environment variables, with the AWS SDK's system properties for the endpoint ({@code aws.endpointUrlS3},
+   * The AWS environment variables, with the AWS SDK's system properties for the endpoint ({@code aws.endpointUrlS3},
    * {@code aws.endpointUrl}) in place of the variables they stand for, as the SDK ranks them.
    */
-  private static Map<String, String> environment() {
-    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+  private static Map<String, String> awsEnvironment() {
+    Map<String, String> env = new java.util.HashMap<>();
+    System.getenv().forEach((name, value) -> {
+      if (name.startsWith("AWS_")) {
+        env.put(name, value);
+      }
+    });
     String s3 = System.getProperty("aws.endpointUrlS3");
     String any = System.getProperty("aws.endpointUrl");
     if (s3 != null) {
@@ -48,7 +59,11 @@ public final class ObjectStores {
     if (any != null) {
       env.put("AWS_ENDPOINT_URL", any);
     }
-    return env;
+    String region = System.getProperty("aws.region");
+    if (region != null) {
+      env.put("aws.region", region); // read by the SDK's region chain when a client is built; here only a key part
+    }
+    return Map.copyOf(env);
   }
 
   /**

@@ -10,9 +10,10 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * One commit of version changes, described step by step and applied by {@link #apply}: the only way to write
- * changes to a table. From {@link DeltaTable#newCommit} it re-plans on the newer snapshot when another writer wins the
- * race; from {@link Transaction#newCommit} it is one attempt on the transaction's snapshot.
+ * One commit of version changes, described step by step and applied by {@link #apply}: the way every writer commits
+ * changes to a table (only the parallel first load of an empty table, {@link BulkLoad}, has its own). From
+ * {@link DeltaTable#newCommit} it re-plans on the newer snapshot when another writer wins the race; from
+ * {@link Transaction#newCommit} it is one attempt on the transaction's snapshot.
  *
  * <pre>{@code
  * CommitResult r = table.newCommit(Operation.MERGE)

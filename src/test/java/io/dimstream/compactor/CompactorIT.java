@@ -45,6 +45,44 @@ class CompactorIT {
     assertThat(compactor.failure()).isInstanceOf(CompactorException.class);
   }
 
+  @Test
+  void shouldWaitForBrokersItCannotReachAtStartAndReadOnceTheyAnswer() throws Exception {
+    DimensionSpec spec = DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Map<String, Object> kafka = new HashMap<>();
+    kafka.put("bootstrap.servers", "127.0.0.1:" + port);
+    // each reading of this clock is 20 s later: were an unreachable cluster a missing topic, the wait would be over
+    Compactor compactor = new Compactor(spec, DeltaTable.create(dir.resolve("table"), spec, Map.of()),
+        (k, v) -> null, kafka, "test-owner", new SteppingClock(Instant.parse("2026-03-01T00:00:00Z"), Duration.ofSeconds(20)));
+    Thread running = new Thread(compactor, "compactor-under-test");
+    running.start();
+    try {
+      // longer than one metadata request's 10 s time-out, after which the compactor used to stop
+      running.join(14_000);
+      assertThat(running.isAlive()).as("the compactor still waits for the brokers").isTrue();
+      assertThat(compactor.failure()).isNull();
+
+      try (io.dimstream.broker.EmbeddedKafkaBroker broker = io.dimstream.broker.EmbeddedKafkaBroker.start(
+          dir.resolve("broker"), port)) {
+        io.dimstream.broker.TopicProvisioner.ensure(Map.of("bootstrap.servers", broker.bootstrapServers()), spec);
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (compactor.partitions().isEmpty() && System.nanoTime() < deadline) {
+          Thread.sleep(200);
+        }
+        assertThat(compactor.partitions()).as("the versions partitions it reads once the broker answers")
+            .containsExactly(0);
+        assertThat(compactor.failure()).isNull();
+        compactor.stop(Duration.ofSeconds(30));
+      }
+    } finally {
+      compactor.stop(Duration.ofSeconds(30));
+      running.join(30_000);
+    }
+  }
+
   /** A clock that moves forward by {@code step} each time it is read. */
   private static final class SteppingClock extends Clock {
     private Instant now;

@@ -32,7 +32,7 @@ class EnrichmentPropertyTest {
 
   /** One generated run: dimension events, facts, how they interleave, and the settings. */
   record Run(List<Integer> dimension, List<Integer> facts, List<Boolean> order, boolean showVersion, int grace,
-      boolean shortHorizon) {}
+      boolean shortHorizon, boolean restarts) {}
 
   @Test
   void shouldEndWithTheBatchJoinWhateverTheInterleaving() {
@@ -40,9 +40,10 @@ class EnrichmentPropertyTest {
         .forAll(lists().of(integers().between(0, 100_000)).ofSizeBetween(0, 30),
             lists().of(integers().between(0, 100_000)).ofSizeBetween(0, 20),
             lists().of(booleans().all()).ofSizeBetween(0, 60),
-            integers().between(0, 15))
-        // settings: bit 0 shows the version id and valid_from, bits 1-2 the grace in seconds, bit 3 a 5 s horizon
-        .as((d, f, o, s) -> new Run(d, f, o, (s & 1) != 0, (s >> 1) & 3, (s & 8) != 0))
+            integers().between(0, 31))
+        // settings: bit 0 shows the version id and valid_from, bits 1-2 the grace in seconds, bit 3 a 5 s horizon,
+        // bit 4 a restart every fifth step (a new enricher over the same stores, as a task revived after an abort)
+        .as((d, f, o, s) -> new Run(d, f, o, (s & 1) != 0, (s >> 1) & 3, (s & 8) != 0, (s & 16) != 0))
         .checkAssert(EnrichmentPropertyTest::check);
   }
 
@@ -52,8 +53,10 @@ class EnrichmentPropertyTest {
     EnrichmentSpec spec = EnrichmentFixtures.orders(customers, run.showVersion(), run.grace() + "s");
     IncrementalHistory history = new IncrementalHistory(customers);
     InMemoryHistoryStore historyStore = new InMemoryHistoryStore();
-    Enricher enricher = new Enricher(spec, new InMemorySortedBytesStore(), new InMemorySortedBytesStore(),
-        new EnrichmentCounters());
+    InMemorySortedBytesStore versionsStore = new InMemorySortedBytesStore();
+    InMemorySortedBytesStore factsStore = new InMemorySortedBytesStore();
+    EnrichmentCounters counters = new EnrichmentCounters();
+    Enricher enricher = new Enricher(spec, versionsStore, factsStore, counters);
     EnrichedRows rows = new EnrichedRows(spec);
     Map<String, List<Enriched>> emitted = new LinkedHashMap<>();
     java.util.function.Consumer<Enriched> out = e -> emitted
@@ -91,6 +94,9 @@ class EnrichmentPropertyTest {
       }
       if (step % 4 == 0) {
         enricher.onTick(now, out);
+      }
+      if (run.restarts() && step % 5 == 0) {
+        enricher = new Enricher(spec, versionsStore, factsStore, counters);
       }
     }
     enricher.onTick(Long.MAX_VALUE, out);

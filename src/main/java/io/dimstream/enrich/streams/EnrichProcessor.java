@@ -6,6 +6,8 @@ import io.dimstream.enrich.EnrichedRows;
 import io.dimstream.enrich.Enricher;
 import io.dimstream.enrich.EnrichmentCounters;
 import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.Fact;
+import io.dimstream.enrich.FactBinary;
 import io.dimstream.enrich.FactDecoder;
 import io.dimstream.model.VersionChange;
 import java.time.Duration;
@@ -29,6 +31,7 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   private final EnrichmentSpec spec;
   private final VersionRecordCodec versions;
   private final FactDecoder facts;
+  private final FactBinary binary;
   private final EnrichedRows rows;
   private final EnrichmentCounters counters;
   private final Duration tick;
@@ -41,6 +44,7 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
     this.spec = spec;
     this.versions = VersionRecordCodec.forSpec(spec.dimension());
     this.facts = new FactDecoder(spec);
+    this.binary = new FactBinary(spec);
     this.rows = new EnrichedRows(spec);
     this.counters = counters;
     this.tick = tick;
@@ -76,9 +80,22 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
       enricher.onVersionChange(change, now, emit);
       return;
     }
-    if (facts.decode(record.value()) instanceof FactDecoder.Accepted a) {
-      enricher.onFact(a.fact(), record.key(), now, emit); // keyed by FactKeyProcessor: the business key's bytes
+    Fact fact;
+    if (record.headers().lastHeader(FactKeyProcessor.BINARY_HEADER) != null) {
+      try {
+        fact = binary.decode(record.value());
+      } catch (IllegalArgumentException e) {
+        // written by FactKeyProcessor from a fact it read: a record it cannot read again is a bug, not a bad fact
+        LOG.error("Repartitioned fact {} cannot be read, skipped by enrichment {}: {}", where(), spec.name(),
+            e.getMessage());
+        return;
+      }
+    } else if (facts.decode(record.value()) instanceof FactDecoder.Accepted a) {
+      fact = a.fact(); // repartitioned as it was sent, by an earlier release
+    } else {
+      return;
     }
+    enricher.onFact(fact, record.key(), now, emit); // keyed by FactKeyProcessor: the business key's bytes
   }
 
   private void emit(Enriched e) {

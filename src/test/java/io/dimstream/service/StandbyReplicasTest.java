@@ -1,0 +1,23 @@
+package io.dimstream.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class StandbyReplicasTest {
+  @Test
+  void shouldKeepOneStandbyOfEveryTaskWhenTheUserSetNone() {
+    Properties p = new Properties();
+    StandbyReplicas.applyDefault(p);
+    assertThat(p).containsEntry("num.standby.replicas", "1");
+  }
+
+  @Test
+  void shouldKeepTheStandbysTheUserSet() {
+    Properties p = new Properties();
+    p.put("num.standby.replicas", "0");
+    StandbyReplicas.applyDefault(p);
+    assertThat(p).containsEntry("num.standby.replicas", "0");
+  }
+}
