@@ -210,6 +210,10 @@ public final class Report {
     s.append("\n");
     images.forEach(i -> s.append(i).append("\n\n"));
     s.append("Per-thread CPU figures (`").append(THREAD_CPU).append("`) are in the results file only.\n\n");
+    String s3 = S3Summary.render(runs.stream().flatMap(r -> r.figures().stream()).toList());
+    if (s3 != null) {
+      s.append(s3);
+    }
     s.append("| bench | metric | value | unit | params |\n|---|---|---:|---|---|\n");
     for (Figure f : runs.stream().flatMap(r -> r.figures().stream()).toList()) {
       if (Run.isRunLine(f) && !f.bench().equals("suite") || f.metric().equals(THREAD_CPU)) {

@@ -86,6 +86,7 @@ public final class ObjectStoreCommitBench {
       s3.faults.latency(latency);
     }
     Map<String, Object> p = params("store", where, "table_keys", keys, "added_latency_ms", latency);
+    DataFileTails.clear(); // each store's figures start as a new process would, with no data-file tail cached
 
     Requests r = new Requests(s3);
     long start = System.nanoTime();

@@ -41,10 +41,27 @@ class PerformanceReportTest {
     assertThat(machines).as("the machine lines of " + RESULTS).isNotEmpty();
 
     List<String> rows = new ArrayList<>();
+    Set<String> s3Values = new HashSet<>();
+    for (String line : Files.readAllLines(RESULTS)) {
+      JsonNode n = json.readTree(line);
+      if (n.path("bench").asText().equals("s3")) {
+        s3Values.add(n.path("value").asText());
+      }
+    }
+    String table = "";
     for (String line : section.lines().toList()) {
-      if (line.startsWith("| ") && !line.startsWith("| bench |")) {
+      if (line.startsWith("| bench |") || line.startsWith("| step |")) {
+        table = line;
+      } else if (line.startsWith("| ") && table.startsWith("| bench |")) {
         String[] cells = line.substring(2).split(" \\| ");
         rows.add(cells[0] + "|" + cells[1] + "|" + cells[2] + "|" + cells[3]);
+      } else if (line.startsWith("| ") && table.startsWith("| step |")) {
+        // the s3 summary: every number after the step's name is one of the s3 benchmark's figures
+        Matcher numbers = Pattern.compile("(?<![\\w.])\\d+(\\.\\d+)?(?![\\w.])")
+            .matcher(line.substring(line.indexOf(" | ") + 3));
+        while (numbers.find()) {
+          assertThat(s3Values).as("a number of the s3 summary of " + PAGE + ": " + line).contains(numbers.group());
+        }
       }
     }
     assertThat(rows).as("figures in the results table of " + PAGE).isNotEmpty();

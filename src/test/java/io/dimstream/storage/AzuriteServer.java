@@ -98,6 +98,17 @@ public final class AzuriteServer implements AutoCloseable {
     return url + "/" + ACCOUNT;
   }
 
+  /** The port the server listens on (on 127.0.0.1). */
+  public int port() {
+    return java.net.URI.create(url).getPort();
+  }
+
+  /** Settings that reach the development account through {@code endpoint} (a proxy of a server) with its key. */
+  public static StorageSettings settingsAt(String endpoint) {
+    return StorageSettings.defaults().withAzure(AzureSettings.defaults().withAccount(ACCOUNT)
+        .withEndpoint(endpoint + "/" + ACCOUNT).withAccountKey(KEY));
+  }
+
   /** A connection string for the development account on this server. */
   public String connectionString() {
     return "DefaultEndpointsProtocol=http;AccountName=" + ACCOUNT + ";AccountKey=" + KEY + ";BlobEndpoint="

@@ -20,15 +20,37 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * An HTTP/1.1 proxy on 127.0.0.1 in front of a real S3 server that does to chosen requests what networks and busy
- * stores do: throttles (503 SlowDown, 429), fails (500) before or after the server stored the object, loses the
- * answer of a request the server carried out (connection dropped, or answered too late), cuts a download short.
- * Everything else passes through unchanged. One request per connection ({@code Connection: close}), so a fault
- * never leaves a half-read connection behind. It counts the requests it forwarded by method.
+ * An HTTP/1.1 proxy on 127.0.0.1 in front of a real object store server (an S3 server, or Azurite) that does to
+ * chosen requests what networks and busy stores do: refuses (403), throttles (503, 429), fails (500) before or after
+ * the server stored the object, loses the answer of a request the server carried out (connection dropped, or
+ * answered too late), cuts a download short. Everything else passes through unchanged. One request per connection
+ * ({@code Connection: close}), so a fault never leaves a half-read connection behind. Its own error answers speak
+ * the store's dialect (S3's error XML, or Azure's {@code x-ms-error-code}). It counts the requests it forwarded by
+ * method.
  */
 public final class FaultProxy implements AutoCloseable {
+  /** How the store behind the proxy words its errors. */
+  public enum Dialect {
+    S3("AccessDenied", "SlowDown", "TooManyRequests", "InternalError"),
+    AZURE("AuthorizationFailure", "ServerBusy", "TooManyRequests", "InternalError");
+
+    final String refused;
+    final String busy;
+    final String tooMany;
+    final String internal;
+
+    Dialect(String refused, String busy, String tooMany, String internal) {
+      this.refused = refused;
+      this.busy = busy;
+      this.tooMany = tooMany;
+      this.internal = internal;
+    }
+  }
+
   public enum Fault {
-    /** 503 SlowDown, not forwarded. */
+    /** 403 (AccessDenied, AuthorizationFailure), not forwarded. */
+    REFUSE,
+    /** 503 (SlowDown, ServerBusy), not forwarded. */
     SLOW_DOWN,
     /** 429 Too Many Requests, not forwarded. */
     TOO_MANY_REQUESTS,
@@ -48,6 +70,7 @@ public final class FaultProxy implements AutoCloseable {
 
   private record Rule(String method, Predicate<String> path, AtomicInteger left, Fault fault) {}
 
+  private final Dialect dialect;
   private final String upstreamHost;
   private final int upstreamPort;
   private final ServerSocket server;
@@ -60,7 +83,13 @@ public final class FaultProxy implements AutoCloseable {
   private final Map<String, AtomicLong> forwarded = new ConcurrentHashMap<>();
   private final AtomicLong injected = new AtomicLong();
 
+  /** A proxy of the S3 server at {@code upstreamHost:upstreamPort}. */
   public FaultProxy(String upstreamHost, int upstreamPort) throws IOException {
+    this(Dialect.S3, upstreamHost, upstreamPort);
+  }
+
+  public FaultProxy(Dialect dialect, String upstreamHost, int upstreamPort) throws IOException {
+    this.dialect = dialect;
     this.upstreamHost = upstreamHost;
     this.upstreamPort = upstreamPort;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -132,7 +161,7 @@ public final class FaultProxy implements AutoCloseable {
         String name = h.substring(0, Math.max(0, h.indexOf(':'))).trim().toLowerCase(Locale.ROOT);
         String value = h.substring(h.indexOf(':') + 1).trim();
         switch (name) {
-          case "connection", "keep-alive" -> {
+          case "connection", "keep-alive", "upgrade", "http2-settings" -> {
             continue;
           }
           case "expect" -> {
@@ -156,16 +185,20 @@ public final class FaultProxy implements AutoCloseable {
         request.write(in.readNBytes((int) contentLength));
       }
       Fault fault = take(method, path);
+      if (fault == Fault.REFUSE) {
+        answer(out, 403, "Forbidden", dialect.refused, "Access denied (injected).");
+        return;
+      }
       if (fault == Fault.SLOW_DOWN) {
-        answer(out, 503, "Slow Down", "SlowDown", "Please reduce your request rate.");
+        answer(out, 503, "Slow Down", dialect.busy, "Please reduce your request rate.");
         return;
       }
       if (fault == Fault.TOO_MANY_REQUESTS) {
-        answer(out, 429, "Too Many Requests", "TooManyRequests", "Please reduce your request rate.");
+        answer(out, 429, "Too Many Requests", dialect.tooMany, "Please reduce your request rate.");
         return;
       }
       if (fault == Fault.INTERNAL_ERROR) {
-        answer(out, 500, "Internal Server Error", "InternalError", "We encountered an internal error.");
+        answer(out, 500, "Internal Server Error", dialect.internal, "We encountered an internal error.");
         return;
       }
       forwarded.computeIfAbsent(method, m -> new AtomicLong()).incrementAndGet();
@@ -176,7 +209,7 @@ public final class FaultProxy implements AutoCloseable {
         response = closing(upstream.getInputStream().readAllBytes());
       }
       if (fault == Fault.FORWARD_THEN_INTERNAL_ERROR) {
-        answer(out, 500, "Internal Server Error", "InternalError", "We encountered an internal error.");
+        answer(out, 500, "Internal Server Error", dialect.internal, "We encountered an internal error.");
         return;
       }
       if (fault == Fault.FORWARD_THEN_DROP) {
@@ -220,12 +253,13 @@ public final class FaultProxy implements AutoCloseable {
     return out.toByteArray();
   }
 
-  private static void answer(OutputStream out, int status, String reason, String code, String message)
+  private void answer(OutputStream out, int status, String reason, String code, String message)
       throws IOException {
     byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" + message
         + "</Message></Error>").getBytes(StandardCharsets.UTF_8);
     String head = "HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: application/xml\r\nContent-Length: "
-        + body.length + "\r\nConnection: close\r\n\r\n";
+        + body.length + (dialect == Dialect.AZURE ? "\r\nx-ms-error-code: " + code : "")
+        + "\r\nConnection: close\r\n\r\n";
     out.write(head.getBytes(StandardCharsets.ISO_8859_1));
     out.write(body);
     out.flush();

@@ -26,6 +26,15 @@ public abstract class ObjectStoreContract {
   /** A fresh, empty table root of the store under test; each call with the same name reaches the same objects. */
   protected abstract ObjectStore store(String table);
 
+  /**
+   * Whether the server checks a conditional create atomically against concurrent creates of the same key. Every
+   * store dimstream supports does; a test server that does not (moto) is held to what it does guarantee in the
+   * race: someone wins, the object is one winner's bytes whole, and a create after the race is refused.
+   */
+  protected boolean createIsAtomic() {
+    return true;
+  }
+
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
@@ -137,8 +146,17 @@ public abstract class ObjectStoreContract {
             winners.add(i);
           }
         }
-        assertThat(winners).as("round %d", round).hasSize(1);
-        assertThat(stores.get(0).read(key)).isEqualTo(utf8("writer " + winners.get(0)));
+        byte[] stored = stores.get(0).read(key);
+        if (createIsAtomic()) {
+          assertThat(winners).as("round %d", round).hasSize(1);
+          assertThat(stored).isEqualTo(utf8("writer " + winners.get(0)));
+        } else {
+          assertThat(winners).as("round %d", round).isNotEmpty();
+          assertThat(winners).as("the object is a winner's bytes whole")
+              .anySatisfy(w -> assertThat(stored).isEqualTo(utf8("writer " + w)));
+        }
+        assertThat(stores.get(1).putIfAbsent(key, utf8("late writer"), 0)).as("a create after the race is refused")
+            .isFalse();
       }
       assertThat(keys(stores.get(0).list("_delta_log/", null))).containsExactly(commit(0), commit(1), commit(2),
           commit(3), commit(4));

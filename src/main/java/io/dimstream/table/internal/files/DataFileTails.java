@@ -20,8 +20,9 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * the row-group statistics and bloom filters there and sends a GET only for a row group that may hold the key.
  *
  * <p>Least recently used tails go first past {@link #MAX_BYTES} in all. A small file's tail (footer, a bloom filter
- * of its key column, page indexes) is 2 to 6 KiB, a file of 100k rows about 150 KiB (its bloom filter is 128 KiB of
- * it), so the bound holds the tails of a 10M-key table of a few hundred files, or about 10,000 small files.
+ * of its key column, page indexes) is 3 to 6 KiB, a file of 100k rows about 130 KiB (its bloom filter is 128 KiB of
+ * it), a 10M-key table's bucket file of 156k rows about 260 KiB; so the bound holds the tails of a 10M-key table of
+ * a few hundred files, or of about 10,000 small files.
  */
 public final class DataFileTails {
   /** The memory the cached tails take at most. */
@@ -57,6 +58,12 @@ public final class DataFileTails {
       bytes -= eldest.next().bytes.length;
       eldest.remove();
     }
+  }
+
+  /** Forgets every tail, as a new process starts (for measurements). */
+  public static synchronized void clear() {
+    TAILS.clear();
+    bytes = 0;
   }
 
   /** The bytes the cache holds now. */

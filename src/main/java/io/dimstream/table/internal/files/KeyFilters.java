@@ -6,6 +6,7 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
+import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.io.api.Binary;
 
 /**
@@ -34,12 +35,15 @@ final class KeyFilters {
 
   /**
    * Bloom filters on the key columns of a file of {@code rows} rows (an upper bound of its distinct keys), for the
-   * key kinds {@link #of} filters on.
+   * key kinds {@link #of} filters on. Those columns are written without a dictionary: Parquet writes no bloom filter
+   * for a column chunk that is all dictionary-encoded (a key repeated in several versions, or one value of a
+   * composite key's column, would be), and deciding from a dictionary costs a read of its page.
    */
-  static void bloomFilters(VersionWriteSupport.Builder builder, TableLayout layout, long rows) {
+  static <B extends ParquetWriter.Builder<?, B>> void bloomFilters(B builder, TableLayout layout, long rows) {
     for (Column c : layout.keyColumns) {
       if (filterable(c)) {
-        builder.withBloomFilterEnabled(c.name(), true)
+        builder.withDictionaryEncoding(c.name(), false)
+            .withBloomFilterEnabled(c.name(), true)
             .withBloomFilterNDV(c.name(), Math.max(MIN_NDV, rows))
             .withBloomFilterFPP(c.name(), FPP);
       }

@@ -186,7 +186,9 @@ class DirectWriterEquivalenceTest {
     StatsCollector stats = new StatsCollector(layout.dataColumns);
     PlainParquetConfiguration conf = new PlainParquetConfiguration();
     conf.set("parquet.avro.write-old-list-structure", "false");
-    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+    AvroParquetWriter.Builder<GenericRecord> builder = AvroParquetWriter.builder(new LocalOutputFile(file));
+    KeyFilters.bloomFilters(builder, layout, rows.size());
+    try (ParquetWriter<GenericRecord> w = builder
         .withSchema(layout.avroSchema)
         .withConf(conf)
         .withDataModel(GenericData.get())

@@ -3,13 +3,14 @@ package io.dimstream.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
+import io.dimstream.compactor.Compactor;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.ExampleSpec;
-import io.dimstream.compactor.Compactor;
+import io.dimstream.storage.AzuriteServer;
 import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.S3ProxyServer;
@@ -30,16 +31,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two {@code dimstream run} processes, each with its own data directory, on one merge-on-read table in S3 (s3proxy
- * on 127.0.0.1), as two pods of a deployment would run: both commit to the table, the log has no gap, the table
- * equals the reference fold of the stream, and the timeline page and its commits are served from the S3 table.
+ * Two {@code dimstream run} processes, each with its own data directory, on one merge-on-read table in an object
+ * store, as two pods of a deployment would run: in S3 (s3proxy on 127.0.0.1, on disk) and in Azure Blob Storage
+ * (Azurite on 127.0.0.1). Both commit to the table, the log has no gap, the table equals the reference fold of the
+ * stream, and the timeline page and its commits are served from the table in the store.
  */
-class S3TwoServicesIT {
+class TwoServicesOnObjectStoreIT {
   @RegisterExtension
   static final BrokerExtension KAFKA = new BrokerExtension();
 
@@ -48,27 +51,90 @@ class S3TwoServicesIT {
   @TempDir
   Path dir;
 
-  @Test
-  void shouldShareOneS3TableBetweenTwoServiceProcessesEqualToTheReferenceFold() throws Exception {
-    try (S3ProxyServer s3 = S3ProxyServer.onDisk(Files.createDirectories(dir.resolve("bucket-store")))) {
-      s3.createBucket("dims");
-      String name = "customers_s3two";
-      String service = "  partitions: 4\n  storage: {s3: {endpoint: \"" + s3.endpoint() + "\", region: us-east-1}}\n";
-      Path first = onS3(ExampleSpec.write(dir, name, "first", dir.resolve("data-1"), service, ""));
-      Path second = onS3(ExampleSpec.write(dir, name, "second", dir.resolve("data-2"), service, ""));
+  /** The store a test runs on: the spec's storage lines, the table's URI, the children's environment. */
+  private interface Store extends AutoCloseable {
+    String storageLines();
+
+    String table();
+
+    Map<String, String> env();
+
+    ObjectStore store();
+  }
+
+  private static Store s3(Path dir) throws Exception {
+    S3ProxyServer s3 = S3ProxyServer.onDisk(Files.createDirectories(dir.resolve("bucket-store")));
+    s3.createBucket("dims");
+    return new Store() {
+      public String storageLines() {
+        return "  storage: {s3: {endpoint: \"" + s3.endpoint() + "\", region: us-east-1}}\n";
+      }
+
+      public String table() {
+        return "s3://dims/customers";
+      }
+
+      public Map<String, String> env() {
+        // the SDK's default credential chain in the children; s3proxy checks no signature
+        return Map.of("AWS_ACCESS_KEY_ID", "dimstream-test", "AWS_SECRET_ACCESS_KEY", "dimstream-test-secret");
+      }
+
+      public ObjectStore store() {
+        return s3.store("dims", "customers");
+      }
+
+      public void close() throws Exception {
+        s3.close();
+      }
+    };
+  }
+
+  private static Store azure() throws Exception {
+    AzuriteServer azurite = AzuriteServer.start();
+    azurite.createContainer("dims");
+    return new Store() {
+      public String storageLines() {
+        return "  storage: {azure: {connection_string: \"" + azurite.connectionString() + "\"}}\n";
+      }
+
+      public String table() {
+        return "az://dims/customers";
+      }
+
+      public Map<String, String> env() {
+        return Map.of();
+      }
+
+      public ObjectStore store() {
+        return azurite.store("dims", "customers");
+      }
+
+      public void close() {
+        azurite.close();
+      }
+    };
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"s3", "azure"})
+  void shouldShareOneTableBetweenTwoServiceProcessesEqualToTheReferenceFold(String kind) throws Exception {
+    try (Store objects = kind.equals("s3") ? s3(dir) : azure()) {
+      String name = "customers_" + kind + "two";
+      String service = "  partitions: 4\n" + objects.storageLines();
+      Path first = onStore(ExampleSpec.write(dir, name, "first", dir.resolve("data-1"), service, ""), objects.table());
+      Path second = onStore(ExampleSpec.write(dir, name, "second", dir.resolve("data-2"), service, ""),
+          objects.table());
       DimensionSpec spec = DimensionSpecLoader.load(first);
-      assertThat(spec.service().tablePath().toString()).isEqualTo("s3://dims/customers");
+      assertThat(spec.service().tablePath().toString()).isEqualTo(objects.table());
       // unkeyed records on 4 partitions reach the topology in no fixed order: no two events of a key share a sequence
       ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 31L).keys(400).events(4_000).sameSequence(0)
           .late(0.05).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
       Path input = dir.resolve("changes.jsonl");
       Files.write(input, stream.jsonLines(), StandardCharsets.UTF_8);
       Map<String, Object> kafka = KAFKA.clientProperties();
-      // the SDK's default credential chain in the children; s3proxy checks no signature
-      Map<String, String> env = Map.of("AWS_ACCESS_KEY_ID", "dimstream-test", "AWS_SECRET_ACCESS_KEY",
-          "dimstream-test-secret");
-      Path log1 = Path.of("target", "S3TwoServicesIT-first.log");
-      Path log2 = Path.of("target", "S3TwoServicesIT-second.log");
+      Map<String, String> env = objects.env();
+      Path log1 = Path.of("target", "TwoServicesOnObjectStoreIT-" + kind + "-first.log");
+      Path log2 = Path.of("target", "TwoServicesOnObjectStoreIT-" + kind + "-second.log");
       Files.deleteIfExists(log1);
       Files.deleteIfExists(log2);
 
@@ -91,12 +157,12 @@ class S3TwoServicesIT {
               .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
           assertThat(page.statusCode()).isEqualTo(200);
           assertThat(page.body()).containsIgnoringCase("<html");
-          long latest = DeltaTable.open(s3.store("dims", "customers")).latest().version();
+          long latest = DeltaTable.open(objects.store()).latest().version();
           HttpResponse<String> commits = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
               + "/dimensions/" + name + "/commits")).timeout(Duration.ofSeconds(10)).build(),
               HttpResponse.BodyHandlers.ofString());
           assertThat(commits.statusCode()).as(commits.body()).isEqualTo(200);
-          assertThat(commits.body()).as("the timeline's commits come from the S3 table")
+          assertThat(commits.body()).as("the timeline's commits come from the table in the store")
               .contains("\"version\":" + latest);
 
           assertThat(two.stop()).as("exit code after SIGTERM; see " + log2).isZero();
@@ -104,7 +170,7 @@ class S3TwoServicesIT {
         assertThat(one.stop()).as("exit code after SIGTERM; see " + log1).isZero();
       }
 
-      ObjectStore store = s3.store("dims", "customers");
+      ObjectStore store = objects.store();
       List<Long> commits = new ArrayList<>();
       for (ObjectInfo o : store.list("_delta_log/", null)) {
         String file = o.key().substring("_delta_log/".length());
@@ -121,10 +187,9 @@ class S3TwoServicesIT {
     }
   }
 
-  /** The spec file with its table moved to s3://dims/customers. */
-  private Path onS3(Path yaml) throws Exception {
-    String text = Files.readString(yaml).replace("table_path: " + dir.resolve("table"),
-        "table_path: s3://dims/customers");
+  /** The spec file with its table moved to {@code table}. */
+  private Path onStore(Path yaml, String table) throws Exception {
+    String text = Files.readString(yaml).replace("table_path: " + dir.resolve("table"), "table_path: " + table);
     return Files.writeString(yaml, text);
   }
 
