@@ -39,6 +39,8 @@ final class KafkaWait {
   private Duration backoff = Duration.ofSeconds(1);
   /** Set once a step succeeded: later steps skip the connection check. */
   private boolean answered;
+  /** Set once a wait was logged: the wait's end is logged too, however short it was. */
+  private boolean waitLogged;
 
   KafkaWait(Map<String, Object> kafka, Duration limit) {
     this.kafka = Map.copyOf(kafka);
@@ -74,7 +76,7 @@ final class KafkaWait {
     for (String reason = tcpReason(); reason != null; reason = tcpReason()) {
       waitOrGiveUp(reason);
     }
-    if (waitedMillis() > 1_000) {
+    if (waitLogged) {
       LOG.info("Kafka at {} accepts connections after {} s of waiting", servers(), waitedMillis() / 1000);
     }
   }
@@ -145,6 +147,7 @@ final class KafkaWait {
       throw ServiceErrors.kafkaUnreachable(servers(), limit, reason);
     }
     long sleep = Math.min(backoff.toMillis(), limitMillis - waited);
+    waitLogged = true;
     LOG.warn("Waiting for Kafka at {}: {}; trying again in {} s ({} s waited, {})", servers(), reason,
         Math.max(1, sleep / 1000), waited / 1000, limitMillis == Long.MAX_VALUE
             ? "waiting as long as it takes (service.kafka_wait)"
