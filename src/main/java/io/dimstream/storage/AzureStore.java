@@ -220,22 +220,7 @@ public final class AzureStore implements ObjectStore {
 
   @Override
   public RangeReader openRanged(String key, long knownLength) {
-    return new ReadAhead(new ReadAhead.Source() {
-      @Override
-      public ReadAhead.Range get(long from, long len) throws IOException {
-        return getRange(key, from, len);
-      }
-
-      @Override
-      public long length() throws IOException {
-        return head(key).orElseThrow(() -> new NoSuchFileException(AzureStore.this.describe(key))).size();
-      }
-
-      @Override
-      public String describe() {
-        return AzureStore.this.describe(key);
-      }
-    }, knownLength);
+    return ReadAhead.of(this, key, (from, len) -> getRange(key, from, len), knownLength);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.dimstream.storage;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 
 /**
  * Reads of one object of a remote store by byte range, each fetching at least a block: a Parquet footer with its
@@ -29,6 +30,31 @@ final class ReadAhead implements RangeReader {
 
     /** The object, for messages. */
     String describe();
+  }
+
+  /** Fetches bytes {@code [from, from + len)} of one object (fewer at its end), with the object's length. */
+  interface RangeGet {
+    Range get(long from, long len) throws IOException;
+  }
+
+  /** A reader of {@code key} in {@code store}: ranges from {@code get}, the length (when unknown) from its HEAD. */
+  static ReadAhead of(ObjectStore store, String key, RangeGet get, long knownLength) {
+    return new ReadAhead(new Source() {
+      @Override
+      public Range get(long from, long len) throws IOException {
+        return get.get(from, len);
+      }
+
+      @Override
+      public long length() throws IOException {
+        return store.head(key).orElseThrow(() -> new NoSuchFileException(store.describe(key))).size();
+      }
+
+      @Override
+      public String describe() {
+        return store.describe(key);
+      }
+    }, knownLength);
   }
 
   private final Source source;
