@@ -166,6 +166,7 @@ public final class DimensionService implements AutoCloseable {
     CommitInterval.applyDefault(props, spec);
     ProducerLinger.applyDefault(props);
     StandbyReplicas.applyDefault(props);
+    TaskIdle.applyDefault(props, !enrichments.isEmpty());
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.
     props.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
