@@ -210,9 +210,45 @@ public final class StateBinary {
       out.write(1);
       sequence(out, v.validTo());
     }
-    out.varint(kinds.length);
-    attributes(out, v.attributes(), "version attributes");
+    writeAttributes(out, v.attributes());
     return out.bytes();
+  }
+
+  /**
+   * A version's attributes as this class writes them inside a version: their count, then each value. For other
+   * records that keep the dimension's attributes (the enrichment's state), so that they follow the spec's evolution
+   * as the topology's own state does.
+   */
+  public void writeAttributes(ByteWriter out, List<Object> values) {
+    out.varint(kinds.length);
+    attributes(out, values, "version attributes");
+  }
+
+  /**
+   * Attributes {@link #writeAttributes} wrote, under this spec or an earlier layout (told by their count): in the
+   * spec's columns, the columns added since null.
+   *
+   * @throws IllegalArgumentException when no known layout has as many attributes
+   */
+  public List<Object> readAttributes(ByteReader in) {
+    int n = (int) in.varint();
+    return n == kinds.length ? attributes(in) : earlierAttributes(in, n, null, "a version");
+  }
+
+  /**
+   * {@code n} attributes written without their count, in the known layout of {@code n} columns ({@link #layoutCounts}),
+   * as a record of a form that did not carry the count holds them; in the spec's columns, the columns added since null.
+   */
+  public List<Object> readAttributes(ByteReader in, int n) {
+    return n == kinds.length ? attributes(in) : earlierAttributes(in, n, null, "a version");
+  }
+
+  /**
+   * The attribute counts of every known layout, the current one first, then the earlier ones newest first: the ones
+   * to try, in order, for records that do not say theirs.
+   */
+  public int[] layoutCounts() {
+    return counts.clone();
   }
 
   private void event(ByteWriter out, ChangeEvent e) {
@@ -245,8 +281,7 @@ public final class StateBinary {
     }
     Sequence from = sequence(in);
     Sequence to = in.read() == 0 ? null : sequence(in);
-    int n = (int) in.varint();
-    return new Version(key, from, to, n == kinds.length ? attributes(in) : earlierAttributes(in, n, null, "a version"));
+    return new Version(key, from, to, readAttributes(in));
   }
 
   /** A format-1 version written with {@code n} attributes. */
@@ -256,7 +291,7 @@ public final class StateBinary {
     }
     Sequence from = sequence(in);
     Sequence to = in.read() == 0 ? null : sequence(in);
-    return new Version(key, from, to, n == kinds.length ? attributes(in) : earlierAttributes(in, n, null, "a version"));
+    return new Version(key, from, to, readAttributes(in, n));
   }
 
   /**
@@ -285,7 +320,7 @@ public final class StateBinary {
    * {@code n} attribute values of an earlier layout, each put at its column's current position; the columns added
    * since hold {@code added}.
    */
-  private List<Object> earlierAttributes(In in, int n, Object added, String what) {
+  private List<Object> earlierAttributes(ByteReader in, int n, Object added, String what) {
     int[] to = earlier.positions(n, what);
     Object[] values = new Object[kinds.length];
     Arrays.fill(values, added);
@@ -327,7 +362,7 @@ public final class StateBinary {
     }
   }
 
-  private List<Object> attributes(In in) {
+  private List<Object> attributes(ByteReader in) {
     List<Object> out = new ArrayList<>(kinds.length);
     for (ColumnType.Kind kind : kinds) {
       byte tag = in.read();
@@ -345,7 +380,7 @@ public final class StateBinary {
     ColumnBinary.write(out, v, kind);
   }
 
-  private static Object value(In in, ColumnType.Kind kind) {
+  private static Object value(ByteReader in, ColumnType.Kind kind) {
     return ColumnBinary.read(in, kind);
   }
 

@@ -4,6 +4,7 @@ import io.dimstream.codec.EventJson;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.StateLayouts;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,13 +33,23 @@ import java.util.function.Consumer;
  * tick), so that a fact is not corrected to a state halfway through one event; the key and the range of fact times
  * of the last run are kept in one store record, so a restart re-joins them (again, if the run had ended: a re-join
  * emits only facts whose record would change, so it is harmless). The watermark is kept only with a grace, the one
- * thing it decides. Not thread-safe: one per stream task.
+ * thing it decides.
+ *
+ * <p>The state follows the specs' evolution. Versions written before the dimension's spec gained a column or widened
+ * one are read as the dimension's own state is ({@link StateLayouts}). The enrichment spec the kept facts were written
+ * under is kept in one store record ({@link EnrichmentLayout}); at the first record after a restart under a spec that
+ * changed the added attributes, the kept facts are rewritten in the new one, read by name (an attribute the earlier
+ * records did not show reads as null), and a fact whose record now shows something else is emitted again with the
+ * next revision. A change the kept facts cannot follow (their columns, key, time or join) is refused
+ * ({@link KeptStateException}). Not thread-safe: one per stream task.
  */
 public final class Enricher {
   private static final byte VERSIONS = 'v';
   /** The one record of the key whose run of changes was last marked: its bytes' length and bytes, then lo and hi. */
   private static final byte[] PENDING = {'p'};
   private static final byte[] WATERMARK = {'w'};
+  /** The one record of the enrichment spec the kept facts were written under ({@link EnrichmentLayout}). */
+  private static final byte[] LAYOUT = {'l'};
   private static final byte FACT = 'f';
   private static final byte WAITING = 'q';
   /**
@@ -67,6 +78,8 @@ public final class Enricher {
   };
 
   private boolean started;
+  /** Why the kept facts cannot be read under this spec, once found; every record is refused with it. */
+  private KeptStateException refused;
   private long watermark = Long.MIN_VALUE;
   /** The key whose run of changes is not re-joined yet, and the range of fact times it touched; null: none. */
   private byte[] pendingKey;
@@ -78,9 +91,21 @@ public final class Enricher {
    * @param facts    where facts waiting or open to correction are kept (likewise)
    */
   public Enricher(EnrichmentSpec spec, SortedBytesStore versions, SortedBytesStore facts, EnrichmentCounters counters) {
+    this(spec, StateLayouts.NONE, versions, facts, counters);
+  }
+
+  /**
+   * @param dimensionLayouts the attribute layouts of the specs the dimension's table was evolved from: versions kept
+   *                         under them are read in the current one
+   * @param versions         where the dimension's versions are kept (one per task, exclusively this enricher's)
+   * @param facts            where facts waiting or open to correction are kept (likewise)
+   * @throws IllegalArgumentException when {@code dimensionLayouts} do not fit the dimension's spec
+   */
+  public Enricher(EnrichmentSpec spec, StateLayouts dimensionLayouts, SortedBytesStore versions,
+      SortedBytesStore facts, EnrichmentCounters counters) {
     this.spec = spec;
     this.shape = new FactShape(spec);
-    this.state = new EnrichmentState(spec);
+    this.state = new EnrichmentState(spec, dimensionLayouts);
     this.keys = new EventJson(spec.dimension());
     this.versions = versions;
     this.facts = facts;
@@ -92,7 +117,7 @@ public final class Enricher {
 
   /** Applies one change of the dimension's history; {@code now} is the wall-clock time in epoch milliseconds. */
   public void onVersionChange(VersionChange change, long now, Consumer<Enriched> out) {
-    start();
+    start(out);
     byte[] kb = keys.keyBytes(change.key());
     if (pendingKey != null && !Arrays.equals(pendingKey, kb)) {
       flush(out);
@@ -155,7 +180,7 @@ public final class Enricher {
    * facts are repartitioned by), which are not rendered again.
    */
   public void onFact(Fact fact, byte[] kb, long now, Consumer<Enriched> out) {
-    start();
+    start(out);
     BusinessKey key = shape.businessKey(fact);
     if (pendingKey != null && Arrays.equals(pendingKey, kb)) {
       flush(out);
@@ -199,7 +224,10 @@ public final class Enricher {
    * run of dimension changes touched; the service calls it on a wall-clock schedule.
    */
   public void onTick(long now, Consumer<Enriched> out) {
-    start();
+    if (refused != null) {
+      return; // the records that reach it say why
+    }
+    start(out);
     if (pendingKey != null) {
       flush(out);
     }
@@ -215,9 +243,47 @@ public final class Enricher {
     return facts.range(new byte[] {FACT}, new byte[] {FACT + 1}).size();
   }
 
-  private void start() {
+  /**
+   * Checks that the facts kept (in stores restored before this is called) can be read under this spec, so that a
+   * service refuses to start rather than misread them.
+   *
+   * @throws KeptStateException when they cannot
+   */
+  public void checkKeptFacts() {
+    byte[] kept = versions.get(LAYOUT);
+    if (kept != null) {
+      keptLayout(kept);
+    }
+  }
+
+  /** The layout {@code bytes} record, checked to be readable as this spec's. */
+  private EnrichmentLayout keptLayout(byte[] bytes) {
+    EnrichmentLayout kept;
+    try {
+      kept = EnrichmentLayout.parse(bytes);
+      state.keptUnder(kept);
+    } catch (IllegalArgumentException e) {
+      throw KeptStateException.unreadable(spec, e.getMessage());
+    }
+    String why = kept.factsUnreadableAs(EnrichmentLayout.of(spec));
+    if (why != null) {
+      throw KeptStateException.unreadable(spec, why);
+    }
+    return kept;
+  }
+
+  private void start(Consumer<Enriched> out) {
+    if (refused != null) {
+      throw refused;
+    }
     if (started) {
       return;
+    }
+    try {
+      followSpec(out);
+    } catch (KeptStateException e) {
+      refused = e;
+      throw e;
     }
     started = true;
     byte[] w = versions.get(WATERMARK);
@@ -236,6 +302,48 @@ public final class Enricher {
       if (pendingKey == null) {
         ByteBuffer b = ByteBuffer.wrap(e.getValue());
         markPending(Arrays.copyOfRange(e.getKey(), 1, e.getKey().length), b.getLong(), b.getLong());
+      }
+    }
+  }
+
+  /**
+   * Records the spec the kept facts are written under; when its attributes differ from the one they were written
+   * under, rewrites every kept fact in the current one and emits those whose record now shows something else.
+   * Kept by a release that did not record it, the state is taken to be the current spec's.
+   */
+  private void followSpec(Consumer<Enriched> out) {
+    EnrichmentLayout now = EnrichmentLayout.of(spec);
+    byte[] bytes = versions.get(LAYOUT);
+    EnrichmentLayout kept = bytes == null ? now : keptLayout(bytes);
+    if (!kept.attributes().equals(now.attributes())) {
+      rewriteKeptFacts(kept, now, out);
+    }
+    if (bytes == null || !kept.equals(now)) {
+      versions.put(LAYOUT, now.toBytes());
+    }
+  }
+
+  private void rewriteKeptFacts(EnrichmentLayout kept, EnrichmentLayout now, Consumer<Enriched> out) {
+    EnrichmentState before = state.keptUnder(kept);
+    int[] from = now.attributes().stream().mapToInt(kept.attributes()::indexOf).toArray();
+    for (Map.Entry<byte[], byte[]> e : facts.range(new byte[] {FACT}, new byte[] {FACT + 1})) {
+      EnrichmentState.StoredFact stored = before.decodeFact(e.getValue());
+      if (stored.shown() == null) {
+        facts.put(e.getKey(), state.encode(stored)); // still waiting: joined when it is released
+        continue;
+      }
+      List<Object> attrs = new ArrayList<>(from.length);
+      for (int at : from) {
+        attrs.add(at < 0 ? null : stored.shown().attributes().get(at));
+      }
+      EnrichmentState.Shown was = new EnrichmentState.Shown(stored.shown().found(), stored.shown().validFrom(), attrs);
+      byte[] kb = businessKeyOf(e.getKey());
+      Version v = PointInTime.at(keyVersions(kb, keys.key(kb)).versions(), shape.time(stored.fact()));
+      if (sameOutput(shown(v), was)) {
+        facts.put(e.getKey(), state.encode(new EnrichmentState.StoredFact(stored.fact(), stored.revision(), was)));
+      } else {
+        emit(e.getKey(), stored.fact(), v, stored.revision() + 1, out);
+        counters.countCorrected();
       }
     }
   }

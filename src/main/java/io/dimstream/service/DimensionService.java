@@ -8,6 +8,7 @@ import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.enrich.EnrichmentCounters;
 import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.KeptStateException;
 import io.dimstream.enrich.streams.EnrichmentTopics;
 import io.dimstream.enrich.streams.EnrichmentTopology;
 import io.dimstream.query.DeltaVersionTable;
@@ -184,6 +185,12 @@ public final class DimensionService implements AutoCloseable {
             applicationId, e));
         return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
       }
+      KeptStateException kept = keptStateFailure(e);
+      if (kept != null) {
+        // an enrichment spec its kept facts cannot follow: a new thread would restore them and fail the same way
+        LOG.error("Stopping the topology of {}: {}", spec.name(), kept.getMessage());
+        return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+      }
       LOG.error("Stream thread of {} failed; replacing it: {}", spec.name(), e.toString(), e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
@@ -203,6 +210,16 @@ public final class DimensionService implements AutoCloseable {
       LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
           avro.schema());
     }
+  }
+
+  /** The enrichment's refusal of its kept facts that ended a stream thread, or null. */
+  private static KeptStateException keptStateFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof KeptStateException k) {
+        return k;
+      }
+    }
+    return null;
   }
 
   /** The table {@code opening} opened, or what it threw. */

@@ -107,15 +107,20 @@ public final class DeadLetterHandlers {
 
     /**
      * The change record being processed, unchanged, with the error headers: from the changes topic as it is, from
-     * the repartition topic unwrapped from its {@link Envelope}.
+     * the repartition topic unwrapped from its {@link Envelope}. A record of another repartition topic of the
+     * application (an enrichment's facts, in their binary form) is no envelope: it goes as it is.
      */
     ProducerRecord<byte[], byte[]> deadLetter(ErrorHandlerContext context, String reason, String detail) {
       byte[] key = context.sourceRawKey();
       byte[] value = context.sourceRawValue();
       if (context.topic() != null && context.topic().endsWith(REPARTITION_SUFFIX) && value != null) {
-        Envelope env = Envelope.fromBytes(value);
-        key = env.sourceKey();
-        value = env.sourceValue();
+        try {
+          Envelope env = Envelope.fromBytes(value);
+          key = env.sourceKey();
+          value = env.sourceValue();
+        } catch (RuntimeException notAnEnvelope) {
+          // its lengths run past its end: sent unwrapped rather than failing the stream thread
+        }
       }
       Headers headers = DecodeProcessor.errorHeaders(
           context.headers() == null ? new RecordHeaders() : context.headers(), reason, detail);

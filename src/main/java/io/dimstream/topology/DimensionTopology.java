@@ -242,9 +242,21 @@ public final class DimensionTopology {
    * @throws TopologyException when the property does not describe layouts of this spec's attributes
    */
   static StateBinary stateCodec(DimensionSpec spec, Map<String, Object> appConfigs) {
+    return new StateBinary(spec, stateLayouts(spec, appConfigs));
+  }
+
+  /**
+   * The earlier attribute layouts {@link #STATE_LAYOUTS_CONFIG} lists in {@code appConfigs}, checked against
+   * {@code spec}: for every store of the application that keeps the dimension's attributes.
+   *
+   * @throws TopologyException when the property does not describe layouts of this spec's attributes
+   */
+  public static StateLayouts stateLayouts(DimensionSpec spec, Map<String, Object> appConfigs) {
     Object value = appConfigs.get(STATE_LAYOUTS_CONFIG);
     try {
-      return new StateBinary(spec, StateLayouts.parse(value == null ? null : value.toString()));
+      StateLayouts layouts = StateLayouts.parse(value == null ? null : value.toString());
+      new StateBinary(spec, layouts);
+      return layouts;
     } catch (IllegalArgumentException e) {
       throw TopologyErrors.unreadableStateLayouts(spec, value, e.getMessage());
     }

@@ -61,6 +61,20 @@ public record ColumnType(Kind kind, int precision, int scale) {
     return kind == Kind.LONG || kind == Kind.INT || kind == Kind.TIMESTAMP || kind == Kind.DATE;
   }
 
+  /**
+   * Whether values of this type read unchanged as {@code wider} in every encoding dimstream keeps them in (Avro and
+   * JSON numbers, the binary state forms): {@code int → long}, and {@code decimal(p,s) → decimal(p',s)} with
+   * {@code p' > p} (same unscaled value, same scale). The other widenings the Delta protocol allows
+   * ({@code int → double}, integers to decimals, a decimal's scale up) would misread values already written.
+   */
+  public boolean widensTo(ColumnType wider) {
+    if (kind == Kind.INT && wider.kind() == Kind.LONG) {
+      return true;
+    }
+    return kind == Kind.DECIMAL && wider.kind() == Kind.DECIMAL && scale == wider.scale()
+        && wider.precision() > precision;
+  }
+
   @Override
   public String toString() {
     return kind == Kind.DECIMAL ? "decimal(" + precision + "," + scale + ")" : kind.name().toLowerCase(Locale.ROOT);

@@ -10,6 +10,8 @@ import io.dimstream.enrich.Fact;
 import io.dimstream.enrich.FactBinary;
 import io.dimstream.enrich.FactDecoder;
 import io.dimstream.model.VersionChange;
+import io.dimstream.spec.StateLayouts;
+import io.dimstream.topology.DimensionTopology;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -53,9 +55,12 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   @Override
   public void init(ProcessorContext<byte[], byte[]> context) {
     this.context = context;
-    enricher = new Enricher(spec,
+    // the versions it keeps may have been written under the specs the dimension's table was evolved from
+    enricher = new Enricher(spec, DimensionTopology.stateLayouts(spec.dimension(), context.appConfigs()),
         new KeyValueSortedBytesStore(context.getStateStore(EnrichmentTopology.versionsStore(spec))),
         new KeyValueSortedBytesStore(context.getStateStore(EnrichmentTopology.factsStore(spec))), counters);
+    // the stores are restored by now: a spec the kept facts cannot follow stops the task before any record
+    enricher.checkKeptFacts();
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> {
       timestamp = now;
       enricher.onTick(now, emit);

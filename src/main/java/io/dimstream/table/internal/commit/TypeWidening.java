@@ -17,10 +17,6 @@ final class TypeWidening {
 
   /** Whether a column stored as {@code from} may become {@code to} without rewriting history. */
   static boolean allows(ColumnType from, ColumnType to) {
-    if (from.kind() == ColumnType.Kind.INT && to.kind() == ColumnType.Kind.LONG) {
-      return true;
-    }
-    return from.kind() == ColumnType.Kind.DECIMAL && to.kind() == ColumnType.Kind.DECIMAL
-        && from.scale() == to.scale() && to.precision() > from.precision();
+    return from.widensTo(to);
   }
 }
