@@ -1,6 +1,7 @@
 package io.dimstream.enrich;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
@@ -16,6 +17,7 @@ import java.util.List;
 /** A customers dimension and an orders enrichment over it, built in code for the enrichment tests. */
 public final class EnrichmentFixtures {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private EnrichmentFixtures() {}
 
@@ -76,5 +78,21 @@ public final class EnrichmentFixtures {
 
   static Fact order(long orderId, long customer, int second, double amount) {
     return new Fact(List.of(orderId, customer, at(second), amount));
+  }
+
+  /** An enriched record's value as the JSON object it is. */
+  public static ObjectNode enrichedRow(byte[] value) {
+    try {
+      return (ObjectNode) JSON.readTree(value);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A copy of an enriched row without its revision: what a batch join's row (revision 1) is compared with. */
+  public static ObjectNode withoutRevision(ObjectNode row) {
+    ObjectNode copy = row.deepCopy();
+    copy.remove("revision");
+    return copy;
   }
 }

@@ -1,5 +1,7 @@
 package io.dimstream.enrich.streams;
 
+import static io.dimstream.enrich.EnrichmentFixtures.enrichedRow;
+import static io.dimstream.enrich.EnrichmentFixtures.withoutRevision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
@@ -146,10 +148,10 @@ class EnrichmentTopologyPropertyTest {
     EnrichedRows rows = new EnrichedRows(spec);
     Map<String, JsonNode> want = new HashMap<>();
     BatchEnrichment.join(spec, facts, Scd2Fold.fold(customers, accepted))
-        .forEach((k, e) -> want.put(k, withoutRevision(read(rows.value(e)))));
+        .forEach((k, e) -> want.put(k, withoutRevision(enrichedRow(rows.value(e)))));
     Map<String, List<ObjectNode>> byOrder = new LinkedHashMap<>();
     for (TestRecord<byte[], byte[]> r : output) {
-      byOrder.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(read(r.value()));
+      byOrder.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(enrichedRow(r.value()));
     }
     Map<String, JsonNode> last = new HashMap<>();
     byOrder.forEach((k, records) -> {
@@ -230,20 +232,6 @@ class EnrichmentTopologyPropertyTest {
     n.put("ordered_at", f.values().get(2).toString());
     n.put("amount", (Double) f.values().get(3));
     return n.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static ObjectNode read(byte[] value) {
-    try {
-      return (ObjectNode) JSON.readTree(value);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static ObjectNode withoutRevision(ObjectNode row) {
-    ObjectNode copy = row.deepCopy();
-    copy.remove("revision");
-    return copy;
   }
 
   private static void delete(Path dir) {

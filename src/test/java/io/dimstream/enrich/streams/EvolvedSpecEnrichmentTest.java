@@ -1,5 +1,7 @@
 package io.dimstream.enrich.streams;
 
+import static io.dimstream.enrich.EnrichmentFixtures.enrichedRow;
+import static io.dimstream.enrich.EnrichmentFixtures.withoutRevision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -123,8 +125,8 @@ class EvolvedSpecEnrichmentTest {
     assertThat(last(out, "[100]").get("segment").asText()).isEqualTo("smb");
     // no late event crossed order 107, but its record now shows the name too: emitted again once, at the restart
     assertThat(out).filteredOn(r -> new String(r.key(), StandardCharsets.UTF_8).equals("[107]")).singleElement()
-        .satisfies(r -> assertThat(read(r.value()).get("customer_name").asText()).isEqualTo("Ada"))
-        .satisfies(r -> assertThat(read(r.value()).get("revision").asLong()).isEqualTo(2));
+        .satisfies(r -> assertThat(enrichedRow(r.value()).get("customer_name").asText()).isEqualTo("Ada"))
+        .satisfies(r -> assertThat(enrichedRow(r.value()).get("revision").asLong()).isEqualTo(2));
     // order 106 had no version, and still has none: nothing new to show
     assertThat(out).extracting(r -> new String(r.key(), StandardCharsets.UTF_8)).doesNotContain("[106]");
   }
@@ -186,12 +188,12 @@ class EvolvedSpecEnrichmentTest {
     EnrichedRows rows = new EnrichedRows(spec);
     Map<String, JsonNode> want = new HashMap<>();
     BatchEnrichment.join(spec, facts, Scd2Fold.fold(WIDE, events))
-        .forEach((k, e) -> want.put(k, withoutRevision(read(rows.value(e)))));
+        .forEach((k, e) -> want.put(k, withoutRevision(enrichedRow(rows.value(e)))));
     Map<String, JsonNode> got = new HashMap<>();
     List<TestRecord<byte[], byte[]>> all = new ArrayList<>(before);
     all.addAll(out);
     for (TestRecord<byte[], byte[]> r : all) {
-      ObjectNode row = withoutRevision(read(r.value()));
+      ObjectNode row = withoutRevision(enrichedRow(r.value()));
       // a record written before the restart lacks the columns added since: an upsert sink reads them as null
       want.getOrDefault(new String(r.key(), StandardCharsets.UTF_8), JSON.createObjectNode()).fieldNames()
           .forEachRemaining(f -> row.set(f, row.has(f) ? row.get(f) : JSON.nullNode()));
@@ -204,7 +206,7 @@ class EvolvedSpecEnrichmentTest {
     ObjectNode found = null;
     for (TestRecord<byte[], byte[]> r : out) {
       if (new String(r.key(), StandardCharsets.UTF_8).equals(key)) {
-        found = read(r.value());
+        found = enrichedRow(r.value());
       }
     }
     assertThat(found).as("a record of order %s", key).isNotNull();
@@ -251,20 +253,6 @@ class EvolvedSpecEnrichmentTest {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static ObjectNode read(byte[] value) {
-    try {
-      return (ObjectNode) JSON.readTree(value);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static ObjectNode withoutRevision(ObjectNode row) {
-    ObjectNode copy = row.deepCopy();
-    copy.remove("revision");
-    return copy;
   }
 
   /** The service's topology (the dimension and the enrichment) on a test driver. */
