@@ -15,7 +15,8 @@ public final class KeptStateException extends IllegalStateException {
         + " written under an earlier spec of it, and " + why + ", so they cannot be read or found as the new spec's;"
         + " nothing was enriched with them. Fix: restore the earlier facts section of the spec (columns, key, time)"
         + " and join; or run the changed spec under a new name, which starts its state afresh (its stores, repartition"
-        + " topic and default topics are named after it); or reset the state of the service's Kafka Streams"
-        + " application (kafka-streams-application-reset, then delete the data directory's streams folder)");
+        + " topic and default topics are named after it) and reads the dimension's versions again from the versions"
+        + " topic; or reset the state of the service's Kafka Streams application (kafka-streams-application-reset,"
+        + " then delete the data directory's streams folder)");
   }
 }

@@ -38,6 +38,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -351,7 +352,13 @@ public final class DimensionService implements AutoCloseable {
       queryServer.close();
     }
     if (streams != null) {
-      streams.close(Duration.ofSeconds(30));
+      // A static member that stays in the group gets its former assignment back at the next start, without a
+      // rebalance: after a topology change (an enrichment added or renamed) that assignment lacks the new repartition
+      // topic's partitions, and Kafka Streams fails the stream thread when a later rebalance adds them to the
+      // restoring task ("Topic ... is unknown to the topology"). Leaving on a clean stop keeps the quick take-back for
+      // a crash, which does not run this.
+      streams.close(CloseOptions.timeout(Duration.ofSeconds(30))
+          .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     }
     if (compactor != null) {
       compactor.stop(Duration.ofSeconds(60));

@@ -46,6 +46,13 @@ public final class DeadLetterHandlers {
     @Override
     public Response handleError(ErrorHandlerContext context, org.apache.kafka.streams.processor.api.Record<?, ?> record,
         Exception exception) {
+      for (Throwable t = exception; t != null; t = t.getCause()) {
+        if (t instanceof ThreadStoppingException) {
+          // not about the record: the processor lacks state it must not run without
+          LOG.error("{}; the stream thread stops", t.getMessage());
+          return Response.fail();
+        }
+      }
       LOG.error("Processing failed for the record at {}/{}@{} in {}; sent to the DLQ as {}", context.topic(),
           context.partition(), context.offset(), context.processorNodeId(), RejectReason.PROCESSING_ERROR, exception);
       return Response.resume(List.of(target.deadLetter(context, RejectReason.PROCESSING_ERROR,

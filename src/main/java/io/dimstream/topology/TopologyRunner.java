@@ -3,6 +3,7 @@ package io.dimstream.topology;
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.codec.VersionJson;
 import io.dimstream.codec.VersionRecordCodec;
+import io.dimstream.enrich.streams.EnrichmentTopology;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
@@ -113,6 +114,8 @@ public final class TopologyRunner implements AutoCloseable {
       kafka.put("bootstrap.servers", "topology-runner:9092");
       // the driver's topics have one partition each; a test may say otherwise to see records as misplaced
       kafka.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, "1");
+      // no broker holds the versions topic: the driver is fed the whole history
+      kafka.put(EnrichmentTopology.FILL_VERSIONS_CONFIG, "false");
       kafka.putAll(b.streamsConfig);
       Properties props = DimensionTopology.config(spec, kafka, stateDir);
       driver = new TopologyTestDriver(builder.build(), props, b.start);

@@ -76,15 +76,8 @@ class EnrichmentIT {
     Path first = Files.write(dir.resolve("first.jsonl"), stream.jsonLines().subList(0, half));
     Path second = Files.write(dir.resolve("second.jsonl"), stream.jsonLines().subList(half, stream.jsonLines().size()));
     List<Fact> facts = orders(stream.events(), 300);
-    Path factsFile = dir.resolve("orders.jsonl");
+    Path factsFile = writeOrders(orders, facts, dir.resolve("orders.jsonl"));
     EnrichedRows rows = new EnrichedRows(orders);
-    List<String> lines = new ArrayList<>();
-    for (Fact f : facts) {
-      ObjectNode n = rows.row(new Enriched(f, null, 1));
-      lines.add(JSON.writeValueAsString(JSON.createObjectNode().setAll(Map.of("order_id", n.get("order_id"),
-          "customer_id", n.get("customer_id"), "ordered_at", n.get("ordered_at"), "amount", n.get("amount")))));
-    }
-    Files.write(factsFile, lines);
 
     Map<String, String> expected = new HashMap<>(); // compared as text: numbers read back are int nodes
     BatchEnrichment.join(orders, facts, Scd2Fold.fold(customers, stream.events()))
@@ -160,6 +153,18 @@ class EnrichmentIT {
           Math.round(rnd.nextDouble() * 10_000) / 100.0)));
     }
     return out;
+  }
+
+  /** Writes {@code facts} of {@code orders} (this test's order columns) to {@code file} as JSON lines. */
+  static Path writeOrders(EnrichmentSpec orders, List<Fact> facts, Path file) throws java.io.IOException {
+    EnrichedRows rows = new EnrichedRows(orders);
+    List<String> lines = new ArrayList<>();
+    for (Fact f : facts) {
+      ObjectNode n = rows.row(new Enriched(f, null, 1));
+      lines.add(JSON.writeValueAsString(JSON.createObjectNode().setAll(Map.of("order_id", n.get("order_id"),
+          "customer_id", n.get("customer_id"), "ordered_at", n.get("ordered_at"), "amount", n.get("amount")))));
+    }
+    return Files.write(file, lines);
   }
 
   static JsonNode read(byte[] value) {

@@ -22,6 +22,13 @@ public final class EnrichmentFixtures {
   private EnrichmentFixtures() {}
 
   /** customers: key customer_id, sequence updated_at (timestamp), attributes name (type 1), city and tier (tracked). */
+  /**
+   * Kafka settings for a topology on a {@code TopologyTestDriver}: no broker holds the versions topic, the driver is
+   * fed the whole history, so no enrichment reads the versions written before it.
+   */
+  public static final java.util.Map<String, String> WITHOUT_BROKER =
+      java.util.Map.of(io.dimstream.enrich.streams.EnrichmentTopology.FILL_VERSIONS_CONFIG, "false");
+
   public static DimensionSpec customers(long horizonMicros) {
     return DimensionSpec.builder("customers")
         .column("customer_id", "long").column("name", "string").column("city", "string").column("tier", "string")

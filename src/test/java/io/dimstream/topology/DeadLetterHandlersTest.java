@@ -88,6 +88,19 @@ class DeadLetterHandlersTest {
     });
   }
 
+  @Test
+  void shouldStopTheThreadRatherThanDeadLetterARecordWhenTheProcessorLacksItsState() {
+    var handler = new DeadLetterHandlers.Processing();
+    handler.configure(CONFIG);
+
+    ProcessingExceptionHandler.Response r = handler.handleError(context("items.versions", KEY, VALUE),
+        new Record<>(KEY, VALUE, 1_000), new IllegalStateException("wrapped",
+            new ThreadStoppingException("cannot read the history", new RuntimeException("timeout"))));
+
+    assertThat(r.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
+    assertThat(r.deadLetterQueueRecords()).isEmpty();
+  }
+
   private static String header(ProducerRecord<byte[], byte[]> r, String name) {
     return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
   }

@@ -14,11 +14,13 @@ import io.dimstream.spec.StateLayouts;
 import io.dimstream.topology.DimensionTopology;
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,9 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   private final Duration tick;
   private ProcessorContext<byte[], byte[]> context;
   private Enricher enricher;
+  private KeyValueStore<Bytes, byte[]> versionsStore;
+  /** Whether the versions store started empty here and is not filled yet ({@link VersionsFill}). */
+  private boolean unfilled;
   private long timestamp;
   private final Consumer<Enriched> emit = this::emit;
 
@@ -55,34 +60,35 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   @Override
   public void init(ProcessorContext<byte[], byte[]> context) {
     this.context = context;
+    versionsStore = context.getStateStore(EnrichmentTopology.versionsStore(spec));
+    unfilled = !"false".equals(String.valueOf(context.appConfigs().get(EnrichmentTopology.FILL_VERSIONS_CONFIG)))
+        && VersionsFill.needed(versionsStore);
     // the versions it keeps may have been written under the specs the dimension's table was evolved from
     enricher = new Enricher(spec, DimensionTopology.stateLayouts(spec.dimension(), context.appConfigs()),
-        new KeyValueSortedBytesStore(context.getStateStore(EnrichmentTopology.versionsStore(spec))),
+        new KeyValueSortedBytesStore(versionsStore),
         new KeyValueSortedBytesStore(context.getStateStore(EnrichmentTopology.factsStore(spec))), counters);
     // the stores are restored by now: a spec the kept facts cannot follow stops the task before any record
     enricher.checkKeptFacts();
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> {
       timestamp = now;
+      if (unfilled) {
+        fill(now);
+      }
       enricher.onTick(now, emit);
     });
   }
 
   @Override
   public void process(Record<byte[], byte[]> record) {
-    timestamp = record.timestamp();
     long now = context.currentSystemTimeMs();
+    if (unfilled) {
+      timestamp = now;
+      fill(now); // before the first record: the versions written before this store started
+    }
+    timestamp = record.timestamp();
     String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
     if (topic.equals(spec.dimension().topics().versions())) {
-      VersionChange change;
-      try {
-        change = versions.decodeChange(record.key(), record.value());
-      } catch (IllegalArgumentException e) {
-        // the dimension's own output: a record it cannot read is a bug or a foreign writer, not a fact to reject
-        LOG.error("Versions record {} of {} cannot be read, skipped by enrichment {}: {}", where(), topic,
-            spec.name(), e.getMessage());
-        return;
-      }
-      enricher.onVersionChange(change, now, emit);
+      onVersionRecord(record.key(), record.value(), null, now);
       return;
     }
     Fact fact;
@@ -101,6 +107,31 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
       return;
     }
     enricher.onFact(fact, record.key(), now, emit); // keyed by FactKeyProcessor: the business key's bytes
+  }
+
+  /** {@code where}: the record's place when it was not delivered by the source, whose metadata says it otherwise. */
+  private void onVersionRecord(byte[] key, byte[] value, String where, long now) {
+    VersionChange change;
+    try {
+      change = versions.decodeChange(key, value);
+    } catch (IllegalArgumentException e) {
+      // the dimension's own output: a record it cannot read is a bug or a foreign writer, not a fact to reject
+      LOG.error("Versions record {} cannot be read, skipped by enrichment {}: {}", where == null ? where() : where,
+          spec.name(), e.getMessage());
+      return;
+    }
+    enricher.onVersionChange(change, now, emit);
+  }
+
+  /**
+   * Applies the versions of this task's partition of the versions topic written before the store started; here, at
+   * the first record or tick, rather than in {@link #init}, because its writes go to the store's changelog and facts
+   * it corrects are forwarded, neither of which a processor may do before it processes.
+   */
+  private void fill(long now) {
+    VersionsFill.fill(spec, context.taskId().partition(), context.appConfigs(), versionsStore,
+        (key, value, where) -> onVersionRecord(key, value, where, now));
+    unfilled = false;
   }
 
   private void emit(Enriched e) {

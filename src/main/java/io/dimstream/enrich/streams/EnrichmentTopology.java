@@ -33,6 +33,12 @@ import org.apache.kafka.streams.state.Stores;
 public final class EnrichmentTopology {
   /** The source node of the dimension's versions topic, shared by every enrichment. */
   public static final String VERSIONS_SOURCE = "enrich-versions-source";
+  /**
+   * Streams property: whether an enrichment whose versions store starts empty reads the versions written before it
+   * from the versions topic ({@link VersionsFill}); default true. Off only where no broker holds the topic (a
+   * {@code TopologyTestDriver}, which is fed the whole history).
+   */
+  public static final String FILL_VERSIONS_CONFIG = "dimstream.enrich.fill.versions";
   /** How often each task releases facts whose grace ran out and finishes runs of changes. */
   public static final Duration DEFAULT_TICK = Duration.ofMillis(200);
 

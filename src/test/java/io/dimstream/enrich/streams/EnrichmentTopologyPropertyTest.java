@@ -109,7 +109,7 @@ class EnrichmentTopologyPropertyTest {
     List<Fact> facts = new ArrayList<>();
     List<TestRecord<byte[], byte[]>> output;
     try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(),
-        DimensionTopology.config(customers, Map.of(), state), START)) {
+        DimensionTopology.config(customers, EnrichmentFixtures.WITHOUT_BROKER, state), START)) {
       TestInputTopic<byte[], byte[]> changes = driver.createInputTopic(customers.topics().changes(),
           new ByteArraySerializer(), new ByteArraySerializer());
       TestInputTopic<byte[], byte[]> orders = driver.createInputTopic(spec.facts().topic(),

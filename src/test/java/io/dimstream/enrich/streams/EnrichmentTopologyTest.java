@@ -58,7 +58,7 @@ class EnrichmentTopologyTest {
     DimensionTopology.build(builder, customers);
     counters = EnrichmentTopology.build(builder, customers, List.of(ordersSpec), 1, Duration.ofMillis(100));
     driver = new TopologyTestDriver(builder.build(),
-        DimensionTopology.config(customers, Map.of(), dir.resolve("state")), Instant.parse("2026-01-01T00:00:00Z"));
+        DimensionTopology.config(customers, EnrichmentFixtures.WITHOUT_BROKER, dir.resolve("state")), Instant.parse("2026-01-01T00:00:00Z"));
     changes = driver.createInputTopic("customers.changes", new ByteArraySerializer(), new ByteArraySerializer());
     orders = driver.createInputTopic("orders", new ByteArraySerializer(), new ByteArraySerializer());
     enriched = driver.createOutputTopic("orders_enriched.enriched", new ByteArrayDeserializer(),

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.dimstream.enrich.BatchEnrichment;
 import io.dimstream.enrich.EnrichedRows;
+import io.dimstream.enrich.EnrichmentFixtures;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.enrich.Fact;
@@ -267,7 +268,7 @@ class EvolvedSpecEnrichmentTest {
       StreamsBuilder builder = new StreamsBuilder();
       DimensionTopology.build(builder, dimension);
       EnrichmentTopology.build(builder, dimension, List.of(spec), 1, Duration.ofMillis(100));
-      Properties config = DimensionTopology.config(dimension, Map.of(), dir.resolve("state"));
+      Properties config = DimensionTopology.config(dimension, EnrichmentFixtures.WITHOUT_BROKER, dir.resolve("state"));
       config.put(DimensionTopology.STATE_LAYOUTS_CONFIG, layouts);
       driver = new TopologyTestDriver(builder.build(), config, START);
     }
