@@ -51,8 +51,9 @@ final class DemoCommand implements Callable<Integer> {
       + "with the database source while a workload of transactions runs, instead of sending a change file.")
   String source;
 
-  @Option(names = "--enrich", description = "An enrichment spec of the dimension: its facts (--facts) are sent first, "
-      + "then the changes, so the facts the dimension learns about late are corrected (docs/enrichment.md).")
+  @Option(names = "--enrich", description = "An enrichment spec of the dimension: its facts (--facts) are sent and "
+      + "enriched first, then the changes, so the facts the dimension learns about late are corrected "
+      + "(docs/enrichment.md).")
   Path enrich;
 
   @Option(names = "--facts", description = "With --enrich: the facts (.jsonl).")
@@ -92,7 +93,14 @@ final class DemoCommand implements Callable<Integer> {
     try (DimensionService service = DimensionService.start(spec, enrichments, options.bootstrapServers,
         java.time.Clock.systemUTC())) {
       for (io.dimstream.enrich.EnrichmentSpec e : enrichments) {
-        out.printf("Sent %,d facts to %s%n", FactsProducer.produce(e, facts, service.kafka()), e.facts().topic());
+        long factsSent = FactsProducer.produce(e, facts, service.kafka());
+        out.printf("Sent %,d facts to %s; waiting for their first enriched records...%n", factsSent, e.facts().topic());
+        // the changes go only once every fact was enriched as the dimension stood without them, so that what the
+        // dimension learns later shows as corrections, however the service's threads interleave the two topics
+        if (!EnrichmentDemo.awaitFirstRecords(service, e, facts, Duration.ofSeconds(timeoutSeconds))) {
+          System.err.println("The facts were not enriched within " + timeoutSeconds + " s; see the log above.");
+          return 1;
+        }
       }
       long sent = ProduceCommand.produce(spec, input, service.kafka());
       out.printf("Sent %,d change records to %s; waiting for the table to catch up...%n", sent, spec.topics().changes());

@@ -27,6 +27,23 @@ final class EnrichmentDemo {
   private EnrichmentDemo() {}
 
   /**
+   * Waits until every fact of {@code factsFile} has a record on the output topic (read_committed); false when not
+   * within {@code timeout}.
+   */
+  static boolean awaitFirstRecords(DimensionService service, EnrichmentSpec spec, Path factsFile, Duration timeout)
+      throws Exception {
+    java.util.Set<String> factKeys = BatchEnrichment.join(spec, EnrichCommand.readFacts(spec, factsFile),
+        java.util.List.of()).keySet();
+    return CatchUp.await(() -> {
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(service.kafka(), spec.outputTopic(), true).kept()) {
+        seen.add(new String(r.key(), StandardCharsets.UTF_8));
+      }
+      return seen.containsAll(factKeys);
+    }, timeout);
+  }
+
+  /**
    * Waits until the last record per fact key on the output topic equals the batch join of the facts with the table
    * (which must have caught up), then prints a summary; false when it did not within {@code timeout}.
    */
