@@ -7,7 +7,6 @@ import io.dimstream.broker.BrokerExtension;
 import io.dimstream.enrich.BatchEnrichment;
 import io.dimstream.enrich.EnrichedRows;
 import io.dimstream.enrich.EnrichmentSpec;
-import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.enrich.Fact;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.ChangeEvent;
@@ -79,20 +78,7 @@ class AddedEnrichmentIT {
   }
 
   private EnrichmentSpec enrichment(String name) throws Exception {
-    Path file = Files.writeString(dir.resolve(name + ".yaml"), """
-        name: %s
-        dimension: customers_added.yaml
-        facts:
-          topic: %s_facts
-          columns: {order_id: long, customer_id: long, ordered_at: timestamp, amount: double}
-          key: [order_id]
-          time: ordered_at
-        join: {customer_id: customer_id}
-        attributes: [city, tier]
-        found_column: customer_found
-        valid_from: customer_valid_from
-        """.formatted(name, name));
-    return EnrichmentSpecLoader.load(file);
+    return EnrichmentIT.ordersSpec(dir, name, "customers_added.yaml");
   }
 
   /** The batch point-in-time join of {@code facts} with the history of {@code events}, as rows without revision. */

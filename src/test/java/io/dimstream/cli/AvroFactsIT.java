@@ -3,11 +3,9 @@ package io.dimstream.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.enrich.BatchEnrichment;
-import io.dimstream.enrich.Enriched;
 import io.dimstream.enrich.EnrichedRows;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
@@ -24,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
 class AvroFactsIT {
   @RegisterExtension
   static final BrokerExtension KAFKA = new BrokerExtension();
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
   Path dir;
@@ -68,14 +64,8 @@ class AvroFactsIT {
     Path first = Files.write(dir.resolve("first.jsonl"), stream.jsonLines().subList(0, half));
     Path second = Files.write(dir.resolve("second.jsonl"), stream.jsonLines().subList(half, stream.jsonLines().size()));
     List<Fact> facts = EnrichmentIT.orders(stream.events(), 100);
+    Path factsFile = EnrichmentIT.writeOrders(orders, facts, dir.resolve("orders.jsonl"));
     EnrichedRows rows = new EnrichedRows(orders);
-    List<String> lines = new ArrayList<>();
-    for (Fact f : facts) {
-      ObjectNode n = rows.row(new Enriched(f, null, 1));
-      lines.add(JSON.writeValueAsString(JSON.createObjectNode().setAll(Map.of("order_id", n.get("order_id"),
-          "customer_id", n.get("customer_id"), "ordered_at", n.get("ordered_at"), "amount", n.get("amount")))));
-    }
-    Path factsFile = Files.write(dir.resolve("orders.jsonl"), lines);
     Map<String, String> expected = new HashMap<>();
     BatchEnrichment.join(orders, facts, Scd2Fold.fold(customers, stream.events()))
         .forEach((k, e) -> expected.put(k, EnrichmentIT.withoutRevision(rows.row(e)).toString()));
@@ -106,7 +96,7 @@ class AvroFactsIT {
           .kept();
       assertThat(sent).hasSize(facts.size());
       assertThat(new String(sent.get(0).value(), StandardCharsets.UTF_8)).doesNotContain("order_id");
-      Path bad = Files.write(dir.resolve("bad.jsonl"), List.of(lines.get(0),
+      Path bad = Files.write(dir.resolve("bad.jsonl"), List.of(Files.readAllLines(factsFile).get(0),
           "{\"order_id\": 9999, \"ordered_at\": \"2026-03-01T00:00:00Z\", \"amount\": 1.0}"));
       assertThatThrownBy(() -> FactsProducer.produce(orders, bad, service.kafka()))
           .hasMessageContaining("line 2").hasMessageContaining("customer_id")

@@ -56,20 +56,7 @@ class EnrichmentIT {
   @Test
   void shouldCorrectOrdersOnTheTopicWhenLateCustomerChangesCrossTheirTimes() throws Exception {
     DimensionSpec customers = ExampleSpec.customers(dir, "customers_enrich", "  partitions: 2\n");
-    Files.writeString(dir.resolve("orders-enrich.yaml"), """
-        name: orders_enrich
-        dimension: customers_enrich.yaml
-        facts:
-          topic: orders_enrich_facts
-          columns: {order_id: long, customer_id: long, ordered_at: timestamp, amount: double}
-          key: [order_id]
-          time: ordered_at
-        join: {customer_id: customer_id}
-        attributes: [city, tier]
-        found_column: customer_found
-        valid_from: customer_valid_from
-        """);
-    EnrichmentSpec orders = EnrichmentSpecLoader.load(dir.resolve("orders-enrich.yaml"));
+    EnrichmentSpec orders = ordersSpec(dir, "orders_enrich", "customers_enrich.yaml");
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(customers, 20_261_203L).keys(40).events(600)
         .late(0.2).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
     int half = stream.jsonLines().size() / 2;
@@ -127,7 +114,7 @@ class EnrichmentIT {
 
     // offline, against the table the service wrote: the same join, revision 1
     Path out = dir.resolve("enriched.jsonl");
-    int code = Main.commandLine().execute("enrich", "--config", dir.resolve("orders-enrich.yaml").toString(),
+    int code = Main.commandLine().execute("enrich", "--config", dir.resolve("orders_enrich.yaml").toString(),
         "--table", dir.resolve("table").toString(), "--facts", factsFile.toString(), "--output", out.toString());
     assertThat(code).isZero();
     Map<String, String> offline = new HashMap<>();
@@ -153,6 +140,27 @@ class EnrichmentIT {
           Math.round(rnd.nextDouble() * 10_000) / 100.0)));
     }
     return out;
+  }
+
+  /**
+   * Writes and loads the orders enrichment {@code name} of the dimension spec file {@code dimensionFile} (in
+   * {@code dir}): facts on {@code <name>_facts}, joined by customer_id, adding city and tier.
+   */
+  static EnrichmentSpec ordersSpec(Path dir, String name, String dimensionFile) throws java.io.IOException {
+    Path file = Files.writeString(dir.resolve(name + ".yaml"), """
+        name: %s
+        dimension: %s
+        facts:
+          topic: %s_facts
+          columns: {order_id: long, customer_id: long, ordered_at: timestamp, amount: double}
+          key: [order_id]
+          time: ordered_at
+        join: {customer_id: customer_id}
+        attributes: [city, tier]
+        found_column: customer_found
+        valid_from: customer_valid_from
+        """.formatted(name, dimensionFile, name));
+    return EnrichmentSpecLoader.load(file);
   }
 
   /** Writes {@code facts} of {@code orders} (this test's order columns) to {@code file} as JSON lines. */
