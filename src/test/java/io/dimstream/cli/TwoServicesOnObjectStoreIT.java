@@ -144,6 +144,11 @@ class TwoServicesOnObjectStoreIT {
         try (ServiceProcess two = ServiceProcess.start(log2, env, "--config", second.toString(),
             "--bootstrap-servers", KAFKA.bootstrapServers())) {
           awaitPort(two, log2);
+          // the compactor group rebalances cooperatively, in two rounds: the changes go once the second instance's
+          // compactor holds partitions, or the first may have committed them all before it took any
+          Pattern holds = Pattern.compile("now writes [1-9]\\d* of ");
+          assertThat(CatchUp.await(() -> holds.matcher(readQuietly(log2)).find(), Duration.ofMinutes(1)))
+              .as("the second instance's compactor took partitions; see %s", log2).isTrue();
           ProduceCommand.produce(spec, input, kafka);
           DeltaTable view = Compactor.openTable(spec);
           assertThat(CatchUp.await(() -> CatchUp.streamsCaughtUp(kafka, spec, "dimstream-" + spec.name())
@@ -206,5 +211,13 @@ class TwoServicesOnObjectStoreIT {
       Thread.sleep(200);
     }
     throw new AssertionError("the service did not start its endpoint within 90 s; see " + log);
+  }
+
+  private static String readQuietly(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (java.io.IOException e) {
+      return "";
+    }
   }
 }
