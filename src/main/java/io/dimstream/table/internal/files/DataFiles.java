@@ -121,10 +121,11 @@ public final class DataFiles {
   }
 
   /**
-   * As {@link #read(ObjectStore, AddFile, TableLayout, long)}, skipping the row groups whose statistics or bloom
-   * filters prove that they hold no row of {@code key} (the rows of the others are all returned). On an object store
-   * with the file's tail cached, a file none of whose row groups may hold the key costs no request; its deletion
-   * vector is read only when a row group is.
+   * As {@link #read(ObjectStore, AddFile, TableLayout, long)}, returning the rows of {@code key}, and rows of other
+   * keys only where the key's type cannot be filtered on (a date column in the key, a file that stores a key column
+   * with another type): callers check the key. Row groups whose statistics or bloom filters prove that they hold no
+   * row of the key are not read; on an object store with the file's tail cached, a file none of whose row groups
+   * may hold the key costs no request, and its deletion vector is read only when a row group is.
    */
   public static RowIterator readKey(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
       BusinessKey key) {
@@ -203,10 +204,13 @@ public final class DataFiles {
                 ? layout.identityColumns() : layout.dataColumns.stream().map(c -> c.name()).collect(Collectors.toSet()))
             .withCodecFactory(PlainCodecFactory.INSTANCE);
         if (filter != null) {
-          // whole row groups only, from the statistics and bloom filters in the tail: no page or row is skipped
-          // inside a row group read, and no dictionary page is fetched to decide
+          // Row groups are skipped from the statistics and bloom filters in the tail, and no dictionary page is
+          // fetched to decide. On a local disk the page indexes also skip the pages of other keys (the rows are
+          // sorted by key, so one key's rows lie in a page or two of each column); on an object store a row group
+          // read whole is one request, its pages read apart one request per column, so it is read whole. The rows
+          // of other keys in what is read are not assembled into records.
           builder.withFilter(filter).useStatsFilter(true).useBloomFilter(true).useDictionaryFilter(false)
-              .useColumnIndexFilter(false).useRecordFilter(false);
+              .useColumnIndexFilter(file.isLocal()).useRecordFilter(true);
         }
         this.reader = builder.build();
       } catch (NoSuchFileException e) {

@@ -62,6 +62,11 @@ public final class StoreInputFile implements InputFile {
     }
   }
 
+  /** Whether the file is on a local disk, where a read costs a seek rather than a request. */
+  boolean isLocal() {
+    return store.location().isLocal();
+  }
+
   @Override
   public String toString() {
     return store.describe(key);

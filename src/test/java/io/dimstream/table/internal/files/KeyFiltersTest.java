@@ -8,6 +8,8 @@ import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.storage.LocalStore;
 import io.dimstream.table.internal.actions.AddFile;
+import io.dimstream.table.internal.dv.DeletionVectorFiles;
+import io.dimstream.table.internal.dv.RoaringBitmapArray;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -82,13 +84,45 @@ class KeyFiltersTest {
     try (DataFiles.RowIterator it = DataFiles.readKey(store, file, layout, 0, BusinessKey.of("eu", 630L))) {
       it.forEachRemaining(found::add);
     }
-    assertThat(found).as("the row group that holds the key is read whole").hasSize(200)
-        .anyMatch(v -> v.key().equals(BusinessKey.of("eu", 630L)));
+    assertThat(found).as("the key's two versions, from the row group that may hold it").extracting(Version::key)
+        .containsExactly(BusinessKey.of("eu", 630L), BusinessKey.of("eu", 630L));
     try (DataFiles.RowIterator it = DataFiles.readKey(store, file, layout, 0, BusinessKey.of("eu", 5_000_000L))) {
       assertThat(it.hasNext()).as("a key past the file's statistics").isFalse();
     }
     try (DataFiles.RowIterator it = DataFiles.readKey(store, file, layout, 0, BusinessKey.of("us", 630L))) {
       assertThat(it.hasNext()).as("a region the bloom filter does not hold").isFalse();
     }
+  }
+
+  @Test
+  void shouldReturnTheKeysLiveRowsWithTheirPositionsFromAPageFarIntoTheFile() throws Exception {
+    TableLayout layout = new TableLayout(spec());
+    int n = 100_000; // 50,000 accounts in key order, several pages per column
+    AddFile written = DataFiles.write(dir, "part-2.parquet", rows(n), layout, true,
+        org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY);
+    long account = 41_234 * 10L; // rows 82,468 and 82,469, far into the file
+    RoaringBitmapArray deleted = new RoaringBitmapArray();
+    deleted.add(82_468); // the key's first version
+    deleted.add(82_470); // the next key's, in the same page
+    AddFile file = written.withDeletionVector(DeletionVectorFiles.write(dir, List.of(deleted), 0).get(0), null);
+
+    List<Version> read = new ArrayList<>();
+    List<Long> positions = new ArrayList<>();
+    ReadCountingStore store = new ReadCountingStore(new LocalStore(dir));
+    try (DataFiles.RowIterator it = DataFiles.readKey(store, file, layout, 0, BusinessKey.of("eu", account))) {
+      while (it.hasNext()) {
+        read.add(it.next());
+        positions.add(it.position());
+      }
+    }
+    assertThat(read).as("the key's live version, its deleted one skipped").extracting(v -> v.validFrom().first())
+        .containsExactly(82_469L);
+    assertThat(positions).as("its row position").containsExactly(82_469L); // row k is valid from k
+    long lookupBytes = store.rangeBytes().getAndSet(0);
+    try (DataFiles.RowIterator it = DataFiles.read(store, file, layout, 0)) {
+      it.forEachRemaining(v -> { });
+    }
+    assertThat(lookupBytes).as("a lookup on a local disk reads the pages that may hold the key, not the file")
+        .isLessThan(store.rangeBytes().get() / 2);
   }
 }
