@@ -36,10 +36,23 @@ public final class DataFileTails {
 
   private DataFileTails() {}
 
-  /** The bytes {@code [start, start + bytes.length)} of a file. */
-  record Tail(long start, byte[] bytes) {
+  /**
+   * The bytes {@code [start, start + bytes.length)} of a file, and where its row groups' data lie: {@code groups}
+   * holds the first and the end byte of each row group, in turn.
+   */
+  record Tail(long start, byte[] bytes, long[] groups) {
     boolean covers(long position, int len) {
       return position >= start && position + len <= start + bytes.length;
+    }
+
+    /** The index of the row group whose data hold bytes {@code [position, position + len)}; -1 if none does. */
+    int groupOf(long position, int len) {
+      for (int g = 0; g < groups.length / 2; g++) {
+        if (position >= groups[2 * g] && position + len <= groups[2 * g + 1]) {
+          return g;
+        }
+      }
+      return -1;
     }
   }
 
@@ -94,10 +107,18 @@ public final class DataFileTails {
       return null; // not a footer this reader can parse: the Parquet reader will say what is wrong with the file
     }
     long dataEnd = MAGIC.length;
+    long[] groups = new long[2 * footer.getBlocks().size()];
+    int g = 0;
     for (BlockMetaData rowGroup : footer.getBlocks()) {
+      long first = Long.MAX_VALUE;
+      long end = 0;
       for (ColumnChunkMetaData column : rowGroup.getColumns()) {
-        dataEnd = Math.max(dataEnd, column.getStartingPos() + column.getTotalSize());
+        first = Math.min(first, column.getStartingPos());
+        end = Math.max(end, column.getStartingPos() + column.getTotalSize());
       }
+      groups[g++] = first;
+      groups[g++] = end;
+      dataEnd = Math.max(dataEnd, end);
     }
     long lastStart = length - n;
     long start = Math.max(dataEnd, lastStart);
@@ -106,6 +127,6 @@ public final class DataFileTails {
     }
     byte[] tail = new byte[(int) (length - start)];
     System.arraycopy(last, (int) (start - lastStart), tail, 0, tail.length);
-    return new Tail(start, tail);
+    return new Tail(start, tail, groups);
   }
 }

@@ -130,7 +130,7 @@ public final class DataFiles {
   public static RowIterator readKey(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
       BusinessKey key) {
     FilterCompat.Filter filter = KeyFilters.of(layout, key);
-    StoreInputFile input = input(store, file);
+    StoreInputFile input = input(store, file).wholeRowGroups();
     Supplier<RoaringBitmapArray> deleted = () -> deleted(store, file);
     if (filter == null) {
       return new RowIterator(input, layout, tableVersion, deleted, false, null);
@@ -205,12 +205,11 @@ public final class DataFiles {
             .withCodecFactory(PlainCodecFactory.INSTANCE);
         if (filter != null) {
           // Row groups are skipped from the statistics and bloom filters in the tail, and no dictionary page is
-          // fetched to decide. On a local disk the page indexes also skip the pages of other keys (the rows are
-          // sorted by key, so one key's rows lie in a page or two of each column); on an object store a row group
-          // read whole is one request, its pages read apart one request per column, so it is read whole. The rows
-          // of other keys in what is read are not assembled into records.
+          // fetched to decide. The page indexes then pick the pages to decode: the rows are sorted by key, so one
+          // key's rows lie in a page or two of each column (on an object store the row group still comes in one
+          // request, see StoreInputFile). The rows of other keys in those pages are not assembled into records.
           builder.withFilter(filter).useStatsFilter(true).useBloomFilter(true).useDictionaryFilter(false)
-              .useColumnIndexFilter(file.isLocal()).useRecordFilter(true);
+              .useColumnIndexFilter(true).useRecordFilter(true);
         }
         this.reader = builder.build();
       } catch (NoSuchFileException e) {

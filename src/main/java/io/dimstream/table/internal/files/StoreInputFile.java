@@ -13,17 +13,35 @@ import org.apache.parquet.io.SeekableInputStream;
  * (on an object store a ranged GET; the store reads ahead a block, so a footer is one request). On an object store
  * the file's tail (footer, bloom filters, page indexes) comes from {@link DataFileTails} once read: opening the file
  * again, and deciding from its statistics and bloom filters that a row group holds no wanted row, cost no request.
+ *
+ * <p>For a key lookup ({@link #wholeRowGroups}) the first read inside a row group of at most {@link #MAX_GROUP}
+ * bytes fetches the whole row group in one request: the reader then takes the pages the page indexes pick, a few of
+ * each column, from memory instead of one request per column. A larger row group is read by the pages wanted.
  */
 public final class StoreInputFile implements InputFile {
+  /** The largest row group a lookup fetches whole. */
+  static final int MAX_GROUP = 16 << 20;
+
   private final ObjectStore store;
   private final String key;
   private long length;
+  private final boolean wholeRowGroups;
 
   /** {@code length}: the object's length when known (from the log or a listing), else -1. */
   public StoreInputFile(ObjectStore store, String key, long length) {
+    this(store, key, length, false);
+  }
+
+  private StoreInputFile(ObjectStore store, String key, long length, boolean wholeRowGroups) {
     this.store = store;
     this.key = key;
     this.length = length;
+    this.wholeRowGroups = wholeRowGroups;
+  }
+
+  /** The same file, each row group fetched whole on an object store at the first read inside it. */
+  StoreInputFile wholeRowGroups() {
+    return new StoreInputFile(store, key, length, true);
   }
 
   @Override
@@ -40,7 +58,7 @@ public final class StoreInputFile implements InputFile {
   public SeekableInputStream newStream() throws IOException {
     RangeReader reader = store.openRanged(key, length);
     if (store.location().isLocal()) {
-      return new RangeStream(reader, null);
+      return new RangeStream(reader, null, false);
     }
     try {
       length = reader.length();
@@ -55,16 +73,11 @@ public final class StoreInputFile implements InputFile {
           DataFileTails.put(id, tail);
         }
       }
-      return new RangeStream(reader, tail);
+      return new RangeStream(reader, tail, wholeRowGroups);
     } catch (IOException | RuntimeException e) {
       reader.close();
       throw e;
     }
-  }
-
-  /** Whether the file is on a local disk, where a read costs a seek rather than a request. */
-  boolean isLocal() {
-    return store.location().isLocal();
   }
 
   @Override
@@ -76,20 +89,44 @@ public final class StoreInputFile implements InputFile {
     private final RangeReader reader;
     /** The file's cached tail; null when there is none. */
     private final DataFileTails.Tail tail;
+    private final boolean wholeRowGroups;
+    /** The row group fetched whole last, from byte {@code groupStart}; null when none is. */
+    private byte[] group;
+    private long groupStart;
     private long pos;
     private final byte[] one = new byte[1];
 
-    RangeStream(RangeReader reader, DataFileTails.Tail tail) {
+    RangeStream(RangeReader reader, DataFileTails.Tail tail, boolean wholeRowGroups) {
       this.reader = reader;
       this.tail = tail;
+      this.wholeRowGroups = wholeRowGroups;
     }
 
     private void readAt(long position, byte[] buf, int off, int len) throws IOException {
       if (tail != null && tail.covers(position, len)) {
         System.arraycopy(tail.bytes(), (int) (position - tail.start()), buf, off, len);
+        return;
+      }
+      if (wholeRowGroups && tail != null && !groupCovers(position, len)) {
+        int g = tail.groupOf(position, len);
+        long size = g < 0 ? 0 : tail.groups()[2 * g + 1] - tail.groups()[2 * g];
+        if (size > 0 && size <= MAX_GROUP) {
+          group = null; // one row group in memory at a time
+          byte[] bytes = new byte[(int) size];
+          reader.readFully(tail.groups()[2 * g], bytes, 0, bytes.length);
+          group = bytes;
+          groupStart = tail.groups()[2 * g];
+        }
+      }
+      if (groupCovers(position, len)) {
+        System.arraycopy(group, (int) (position - groupStart), buf, off, len);
       } else {
         reader.readFully(position, buf, off, len);
       }
+    }
+
+    private boolean groupCovers(long position, int len) {
+      return group != null && position >= groupStart && position + len <= groupStart + group.length;
     }
 
     @Override
