@@ -11,11 +11,9 @@ import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
+import io.dimstream.storage.ForwardingStore;
 import io.dimstream.storage.LocalStore;
-import io.dimstream.storage.ObjectInfo;
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.storage.RangeReader;
-import io.dimstream.storage.TableLocation;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableOptions;
@@ -28,7 +26,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -355,30 +352,12 @@ class ZombieCompactorIT {
   }
 
   /** A store whose writes of commit files (the table's log entries) pass a gate. */
-  private record GatedStore(ObjectStore store, Gate logWrites) implements ObjectStore {
-    @Override
-    public TableLocation location() {
-      return store.location();
-    }
+  private static final class GatedStore extends ForwardingStore {
+    private final Gate logWrites;
 
-    @Override
-    public List<ObjectInfo> list(String prefix, String startAfter) throws IOException {
-      return store.list(prefix, startAfter);
-    }
-
-    @Override
-    public Optional<ObjectInfo> head(String key) throws IOException {
-      return store.head(key);
-    }
-
-    @Override
-    public byte[] read(String key) throws IOException {
-      return store.read(key);
-    }
-
-    @Override
-    public RangeReader openRanged(String key, long knownLength) throws IOException {
-      return store.openRanged(key, knownLength);
+    GatedStore(ObjectStore store, Gate logWrites) {
+      super(store);
+      this.logWrites = logWrites;
     }
 
     @Override
@@ -387,26 +366,6 @@ class ZombieCompactorIT {
         logWrites.pass();
       }
       return store.putIfAbsent(key, content, modifiedMillis);
-    }
-
-    @Override
-    public void put(String key, byte[] content) throws IOException {
-      store.put(key, content);
-    }
-
-    @Override
-    public Path stagingFile(String key) throws IOException {
-      return store.stagingFile(key);
-    }
-
-    @Override
-    public void putFile(String key, Path staged) throws IOException {
-      store.putFile(key, staged);
-    }
-
-    @Override
-    public void delete(String key) throws IOException {
-      store.delete(key);
     }
   }
 }
