@@ -24,7 +24,10 @@ import java.util.function.Consumer;
  * has reached the fact's time, or the fact has waited {@code grace}; with no grace a fact is emitted at once.
  *
  * <p>State, in two {@link SortedBytesStore}s: per business key its versions and newest sequence; per fact, indexed by
- * (business key, fact time, fact key), its values, revision and what its last record showed. A fact is kept while
+ * (business key, fact time, fact key), its values, revision and what its last record showed, and by its fact key
+ * where it is kept: a fact re-sent with another time or join key replaces its earlier form, and its records go on
+ * with the next revision (within one task: a fact whose join key moves to another partition's task is a new fact
+ * there, and its earlier form stays kept where it was). A fact is kept while
  * its time is within the dimension's lateness horizon of its key's newest sequence: the dimension refuses events
  * older than that, so nothing can change the fact's version afterwards; it is then dropped from the store (counted).
  *
@@ -52,6 +55,12 @@ public final class Enricher {
   private static final byte[] LAYOUT = {'l'};
   private static final byte FACT = 'f';
   private static final byte WAITING = 'q';
+  /**
+   * Per kept fact, {@code 'k'} and its fact key: the fact-store key it is kept under, so that the fact re-sent with
+   * another time or join key replaces it instead of being kept beside it (and corrected beside it, under the same
+   * fact key).
+   */
+  private static final byte PLACE = 'k';
   /**
    * How many keys' decoded versions are kept in memory: every fact reads its key's versions, and decoding them from
    * the store was the largest part of a fact's cost after writing it out.
@@ -186,7 +195,8 @@ public final class Enricher {
       flush(out);
     }
     long t = shape.time(fact);
-    byte[] sk = factKey(kb, t, shape.factKeyBytes(fact));
+    byte[] fk = shape.factKeyBytes(fact);
+    byte[] sk = factKey(kb, t, fk);
     EnrichmentState.KeyVersions kv = keyVersions(kb, key);
     Version v = PointInTime.at(kv.versions(), t);
     byte[] existing = facts.get(sk);
@@ -196,27 +206,62 @@ public final class Enricher {
         return; // a duplicate of a fact already kept: its records stand
       }
       if (stored.shown() == null) {
-        facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, 0, null)));
+        facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, stored.revision(), null)));
         return;
       }
       emit(sk, fact, v, stored.revision() + 1, out);
       counters.countCorrected();
       return;
     }
+    // the fact re-sent with another time or join key: its earlier form is no longer the fact, and its records go on
+    // counting from the last one it had
+    long revision = forgetEarlierForm(fk, sk);
     if (t < cutoff(kv.newest())) {
-      out.accept(new Enriched(fact, v, 1));
-      counters.countFirst(v != null);
+      out.accept(new Enriched(fact, v, revision + 1));
+      countDecided(v, revision);
       counters.countDropped();
       return;
     }
+    facts.put(placeKey(fk), sk);
     if (graceMillis == 0 || watermark >= t) {
-      emit(sk, fact, v, 1, out);
-      counters.countFirst(v != null);
+      emit(sk, fact, v, revision + 1, out);
+      countDecided(v, revision);
       return;
     }
-    facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, 0, null)));
+    facts.put(sk, state.encode(new EnrichmentState.StoredFact(fact, revision, null)));
     facts.put(waitingKey(t, sk), ByteBuffer.allocate(8).putLong(now + graceMillis).array());
     counters.countWaited();
+  }
+
+  /**
+   * Removes the kept fact of fact key {@code fk} when it is kept under another store key than {@code sk}.
+   *
+   * @return the revision of its last record (0 when it had none, or no other form is kept)
+   */
+  private long forgetEarlierForm(byte[] fk, byte[] sk) {
+    byte[] earlier = facts.get(placeKey(fk));
+    if (earlier == null || Arrays.equals(earlier, sk)) {
+      return 0;
+    }
+    byte[] bytes = facts.get(earlier);
+    if (bytes == null) {
+      return 0;
+    }
+    EnrichmentState.StoredFact stored = state.decodeFact(bytes);
+    if (stored.shown() == null) {
+      facts.delete(waitingKey(shape.time(stored.fact()), earlier));
+    }
+    facts.delete(earlier);
+    return stored.revision();
+  }
+
+  /** Counts a fact's record as its first, or (a fact re-sent in another form, whose records go on) a correction. */
+  private void countDecided(Version v, long revisionBefore) {
+    if (revisionBefore == 0) {
+      counters.countFirst(v != null);
+    } else {
+      counters.countCorrected();
+    }
   }
 
   /**
@@ -407,14 +452,23 @@ public final class Enricher {
       Version v = PointInTime.at(list, t);
       if (stored.shown() == null) {
         facts.delete(waitingKey(t, e.getKey()));
-        out.accept(new Enriched(stored.fact(), v, 1));
-        counters.countFirst(v != null);
+        out.accept(new Enriched(stored.fact(), v, stored.revision() + 1));
+        countDecided(v, stored.revision());
       } else if (t >= lo && t < hi && !sameOutput(shown(v), stored.shown())) {
         out.accept(new Enriched(stored.fact(), v, stored.revision() + 1));
         counters.countCorrected();
       }
       facts.delete(e.getKey());
+      forgetPlace(e.getKey());
       counters.countDropped();
+    }
+  }
+
+  /** Drops the place record of the fact kept under {@code sk}, when it names that key (not a later form's). */
+  private void forgetPlace(byte[] sk) {
+    byte[] pk = placeKey(factKeyOf(sk));
+    if (Arrays.equals(facts.get(pk), sk)) {
+      facts.delete(pk);
     }
   }
 
@@ -443,8 +497,8 @@ public final class Enricher {
       flush(out);
     }
     Version v = PointInTime.at(keyVersions(kb, key).versions(), shape.time(stored.fact()));
-    emit(sk, stored.fact(), v, 1, out);
-    counters.countFirst(v != null);
+    emit(sk, stored.fact(), v, stored.revision() + 1, out);
+    countDecided(v, stored.revision());
   }
 
   private void emit(byte[] sk, Fact fact, Version v, long revision, Consumer<Enriched> out) {
@@ -521,6 +575,18 @@ public final class Enricher {
   private static byte[] waitingKey(long t, byte[] factStoreKey) {
     return ByteBuffer.allocate(9 + factStoreKey.length).put(WAITING).putLong(t ^ Long.MIN_VALUE).put(factStoreKey)
         .array();
+  }
+
+  private static byte[] placeKey(byte[] factKey) {
+    byte[] k = new byte[factKey.length + 1];
+    k[0] = PLACE;
+    System.arraycopy(factKey, 0, k, 1, factKey.length);
+    return k;
+  }
+
+  private static byte[] factKeyOf(byte[] factStoreKey) {
+    int n = ByteBuffer.wrap(factStoreKey, 1, 4).getInt();
+    return Arrays.copyOfRange(factStoreKey, 5 + n + 8, factStoreKey.length);
   }
 
   private static byte[] businessKeyOf(byte[] factStoreKey) {

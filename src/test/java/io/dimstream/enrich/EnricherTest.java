@@ -145,6 +145,56 @@ class EnricherTest {
         .containsExactly(tuple(9.5, 1L), tuple(12.0, 2L));
   }
 
+  @Test
+  void shouldReplaceAFactSentAgainAtAnotherTimeSoThatOnlyItsNewFormIsCorrected() {
+    start(Long.MAX_VALUE, "0s");
+    dimension(upsert(1, 10, "Ada", "Paris", "gold"), 0);
+    enricher.onFact(order(100, 1, 15, 9.5), 0, out::add);
+    enricher.onFact(order(100, 1, 30, 9.5), 0, out::add); // the order's time corrected from 15 to 30
+
+    dimension(upsert(1, 12, "Ada", "Lyon", "gold"), 0); // late: covers 15, where the order no longer is
+    enricher.onTick(0, out::add);
+
+    assertThat(out).extracting(e -> e.fact().values().get(2), e -> e.version().attributes().get(1),
+        Enriched::revision).containsExactly(
+            tuple(EnrichmentFixtures.at(15), "Paris", 1L), tuple(EnrichmentFixtures.at(30), "Paris", 2L),
+            tuple(EnrichmentFixtures.at(30), "Lyon", 3L));
+    assertThat(enricher.keptFacts()).isEqualTo(1);
+    assertThat(counters.enriched()).isEqualTo(1);
+    assertThat(counters.corrected()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldReplaceAFactSentAgainWithAnotherJoinKey() {
+    start(Long.MAX_VALUE, "0s");
+    dimension(upsert(1, 10, "Ada", "Paris", "gold"), 0);
+    dimension(upsert(2, 10, "Bob", "Rome", "silver"), 0);
+    enricher.onFact(order(100, 1, 15, 9.5), 0, out::add);
+    enricher.onFact(order(100, 2, 15, 9.5), 0, out::add); // the order belonged to customer 2
+
+    dimension(upsert(1, 12, "Ada", "Lyon", "gold"), 0); // changes customer 1 at 15: nothing to correct
+    enricher.onTick(0, out::add);
+
+    assertThat(out).extracting(e -> e.fact().values().get(1), e -> e.version().attributes().get(1),
+        Enriched::revision).containsExactly(tuple(1L, "Paris", 1L), tuple(2L, "Rome", 2L));
+    assertThat(enricher.keptFacts()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldReplaceAWaitingFactSentAgainAtAnotherTimeAndGoOnFromItsLastRevision() {
+    start(Long.MAX_VALUE, "10s");
+    dimension(upsert(1, 10, "Ada", "Paris", "gold"), 0);
+    enricher.onFact(order(100, 1, 5, 9.5), 0, out::add); // decided at once: the dimension is past 5
+    enricher.onFact(order(100, 1, 30, 9.5), 0, out::add); // moved to 30: waits for the dimension
+    enricher.onFact(order(100, 1, 40, 9.5), 0, out::add); // moved again while waiting
+
+    enricher.onTick(10_000, out::add);
+
+    assertThat(out).extracting(e -> e.fact().values().get(2), Enriched::found, Enriched::revision).containsExactly(
+        tuple(EnrichmentFixtures.at(5), false, 1L), tuple(EnrichmentFixtures.at(40), true, 2L));
+    assertThat(enricher.keptFacts()).isEqualTo(1);
+  }
+
   private static org.assertj.core.groups.Tuple tuple(Object... values) {
     return org.assertj.core.groups.Tuple.tuple(values);
   }
