@@ -239,10 +239,12 @@ public final class Enricher {
    * @return the revision of its last record (0 when it had none, or no other form is kept)
    */
   private long forgetEarlierForm(byte[] fk, byte[] sk) {
-    byte[] earlier = facts.get(placeKey(fk));
+    byte[] pk = placeKey(fk);
+    byte[] earlier = facts.get(pk);
     if (earlier == null || Arrays.equals(earlier, sk)) {
       return 0;
     }
+    facts.delete(pk); // the new form puts its own when it is kept; one past the horizon is not
     byte[] bytes = facts.get(earlier);
     if (bytes == null) {
       return 0;

@@ -195,6 +195,24 @@ class EnricherTest {
     assertThat(enricher.keptFacts()).isEqualTo(1);
   }
 
+  @Test
+  void shouldKeepNothingOfAFactSentAgainAtATimeTheHorizonHasPassed() {
+    customers = EnrichmentFixtures.customers(EnrichmentFixtures.micros(5));
+    history = new IncrementalHistory(customers);
+    InMemorySortedBytesStore factsStore = new InMemorySortedBytesStore();
+    enricher = new Enricher(EnrichmentFixtures.orders(customers, false, "0s"), new InMemorySortedBytesStore(),
+        factsStore, counters);
+    dimension(upsert(1, 10, "Ada", "Paris", "gold"), 0);
+    dimension(upsert(1, 20, "Ada", "Lyon", "gold"), 0); // horizon 5 s: facts before 15 s are no longer kept
+    enricher.onFact(order(100, 1, 22, 9.5), 0, out::add);
+    enricher.onFact(order(100, 1, 12, 9.5), 0, out::add); // moved before the horizon: emitted, final, not kept
+
+    assertThat(out).extracting(e -> e.version().attributes().get(1), Enriched::revision)
+        .containsExactly(tuple("Lyon", 1L), tuple("Paris", 2L));
+    assertThat(enricher.keptFacts()).isZero();
+    assertThat(factsStore.size()).as("records left in the facts store").isZero();
+  }
+
   private static org.assertj.core.groups.Tuple tuple(Object... values) {
     return org.assertj.core.groups.Tuple.tuple(values);
   }
