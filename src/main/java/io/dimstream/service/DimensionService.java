@@ -166,7 +166,7 @@ public final class DimensionService implements AutoCloseable {
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     CommitInterval.applyDefault(props, spec);
     ProducerLinger.applyDefault(props);
-    StandbyReplicas.applyDefault(props);
+    StandbyReplicas.applyDefault(props, broker != null);
     TaskIdle.applyDefault(props, !enrichments.isEmpty());
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.

@@ -9,15 +9,22 @@ class StandbyReplicasTest {
   @Test
   void shouldKeepOneStandbyOfEveryTaskWhenTheUserSetNone() {
     Properties p = new Properties();
-    StandbyReplicas.applyDefault(p);
+    StandbyReplicas.applyDefault(p, false);
     assertThat(p).containsEntry("num.standby.replicas", "1");
+  }
+
+  @Test
+  void shouldKeepNoStandbyOnTheEmbeddedBrokerWhereNoOtherInstanceCanHoldOne() {
+    Properties p = new Properties();
+    StandbyReplicas.applyDefault(p, true);
+    assertThat(p).containsEntry("num.standby.replicas", "0");
   }
 
   @Test
   void shouldKeepTheStandbysTheUserSet() {
     Properties p = new Properties();
-    p.put("num.standby.replicas", "0");
-    StandbyReplicas.applyDefault(p);
-    assertThat(p).containsEntry("num.standby.replicas", "0");
+    p.put("num.standby.replicas", "2");
+    StandbyReplicas.applyDefault(p, true);
+    assertThat(p).containsEntry("num.standby.replicas", "2");
   }
 }
