@@ -34,7 +34,7 @@ final class Report {
         r.changesAcknowledged()));
     emit("max_recovery_s", lat.maxRecoverySeconds(), "s", with(params, "fault", lat.slowestRecovery()));
     emit("p99_latency_ms", lat.p99Outside(), "ms", with(params, "window", "outside faults", "samples",
-        lat.outsideSamples(), "p50_ms", lat.p50Outside()));
+        lat.outsideSamples(), "p50_ms", lat.p50Outside(), "p99_ms_after_first_30s", lat.p99OutsideAfterWarmUp()));
     emit("p99_latency_ms_during_faults", lat.p99Inside(), "ms", with(params, "samples",
         lat.samples() - lat.outsideSamples() - lat.notVisible(), "max_ms", lat.max()));
     emit("catch_up_s", caughtUp ? catchUpSeconds : -1, "s", params);
