@@ -35,7 +35,8 @@ public final class ChaosRun {
 
   /** The options of {@code bench/chaos}. */
   record Options(double minutes, long seed, int instances, int brokers, double rate, int keys, int partitions,
-      boolean partitionsWanted, Path work, double catchUpMinutes, int instanceTracks, boolean faults) {
+      boolean partitionsWanted, Path work, double catchUpMinutes, int instanceTracks, boolean faults,
+      double deliveryTimeoutSeconds) {
     static Options parse(String[] args) {
       double minutes = 2;
       long seed = 1;
@@ -49,6 +50,7 @@ public final class ChaosRun {
       double catchUp = 10;
       int tracks = 1;
       boolean faults = true;
+      double deliveryTimeout = Workload.DELIVERY_TIMEOUT_MS / 1000.0;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
@@ -64,9 +66,10 @@ public final class ChaosRun {
           case "--catch-up-minutes" -> catchUp = Double.parseDouble(args[++i]);
           case "--instance-tracks" -> tracks = Integer.parseInt(args[++i]);
           case "--no-faults" -> faults = false;
+          case "--delivery-timeout-s" -> deliveryTimeout = Double.parseDouble(args[++i]);
           default -> throw new IllegalArgumentException("unknown argument '" + a + "'. Fix: use --minutes N, "
               + "--seed S, --instances N, --brokers N, --rate R, --keys N, --partitions N, --no-network-faults, "
-              + "--work DIR, --catch-up-minutes N, --instance-tracks N or --no-faults (a baseline)");
+              + "--work DIR, --catch-up-minutes N, --instance-tracks N, --delivery-timeout-s S or --no-faults (a baseline)");
         }
       }
       if (brokers < 3) {
@@ -81,7 +84,12 @@ public final class ChaosRun {
         throw new IllegalArgumentException("--instance-tracks must be 1.." + instances + " (--instances), was "
             + tracks);
       }
-      return new Options(minutes, seed, instances, brokers, rate, keys, partitions, net, work, catchUp, tracks, faults);
+      if (deliveryTimeout < 1) {
+        throw new IllegalArgumentException("--delivery-timeout-s must be 1 or more (seconds the producer tries a "
+            + "record before it gives up and the harness sends it again), was " + deliveryTimeout);
+      }
+      return new Options(minutes, seed, instances, brokers, rate, keys, partitions, net, work, catchUp, tracks, faults,
+          deliveryTimeout);
     }
   }
 
@@ -175,7 +183,7 @@ public final class ChaosRun {
         if (o.faults()) {
           schedule.start();
         }
-        workload.send(kafka, spec.topics().changes(), o.rate());
+        workload.send(kafka, spec.topics().changes(), o.rate(), (int) Math.round(o.deliveryTimeoutSeconds() * 1000));
         long produceEnd = System.currentTimeMillis();
         log("all records sent; letting the running faults heal");
         schedule.close();

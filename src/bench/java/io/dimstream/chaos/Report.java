@@ -14,7 +14,7 @@ final class Report {
       Exception trackFailure) {
     Map<String, Object> params = Figures.params("seed", setup.get("seed"), "minutes", setup.get("minutes"));
     emit("events_produced", w.acknowledged(), "records", with(setup, "sent", w.sent(), "malformed",
-        w.acknowledgedBadRecords(), "send_seconds", Math.round(produceSeconds)));
+        w.acknowledgedBadRecords(), "resent", w.resent(), "send_seconds", Math.round(produceSeconds)));
     Map<String, Long> byKind = new LinkedHashMap<>();
     for (Fault.Kind k : Fault.Kind.values()) {
       if (!k.isPartition() || network.partitions()) {
@@ -29,7 +29,7 @@ final class Report {
     emit("unexpected_versions", r.unexpected(), "versions", params);
     emit("table_equals_reference_fold", r.equal() ? 1 : 0, "bool", params);
     emit("table_verify_ok", r.verifyOk() ? 1 : 0, "bool", with(params, "problems", r.verifyProblems()));
-    emit("dlq_records", r.dlqRecords(), "records", with(params, "malformed_acknowledged", r.dlqExpected()));
+    emit("dlq_records", r.dlqRecords(), "records", with(params, "malformed_on_changes_topic", r.dlqExpected()));
     emit("changes_topic_records", r.changesRecords(), "records", with(params, "acknowledged",
         r.changesAcknowledged()));
     emit("max_recovery_s", lat.maxRecoverySeconds(), "s", with(params, "fault", lat.slowestRecovery()));
@@ -47,7 +47,7 @@ final class Report {
       System.err.println("bench/chaos: FAILED: the service did not catch up in time");
     }
     if (w.failure() != null) {
-      System.err.println("bench/chaos: FAILED: the producer gave up on a record: " + w.failure());
+      System.err.println("bench/chaos: FAILED: the producer gave up on a record " + (Workload.MAX_RESENDS + 1) + " times: " + w.failure());
     }
     if (trackFailure != null) {
       System.err.println("bench/chaos: a fault track stopped early: " + trackFailure);
