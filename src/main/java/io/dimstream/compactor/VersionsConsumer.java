@@ -47,6 +47,9 @@ final class VersionsConsumer {
       p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
     }
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    // only the topic provisioner creates the versions topic, compacted: a broker that creates topics on demand would
+    // otherwise make it on the compactor's first metadata request, with the cluster's default delete policy
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.min(10_000, Math.max(500, maxRecords)));
