@@ -5,6 +5,7 @@ import static io.dimstream.bench.Figures.params;
 import static io.dimstream.bench.Figures.percentile;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
+import io.dimstream.compactor.VersionsTopicIdentity;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -358,6 +359,7 @@ public final class TopologyBench {
     long streamsDone = -1;
     long tableDone = -1;
     Map<Integer, Long> versionsEnd = null;
+    VersionsTopicIdentity versionsId = null;
     long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
     // one admin client for the whole wait: a new one per 20 ms poll cost the broker a connection and its metadata
     // requests each time, about 5 % of the broker's CPU in an unpaced keyed run, charged to dimstream
@@ -380,7 +382,12 @@ public final class TopologyBench {
         if (streamsDone < 0 && versionsEnd != null && versions.reached(versionsEnd)) {
           streamsDone = System.nanoTime();
         }
-        if (table && streamsDone >= 0 && tableCovers(spec, service, versions.lastOffsets())) {
+        if (table && streamsDone >= 0 && versionsId == null) {
+          // the table's markers name the topic's id, asked once per wait
+          versionsId = new VersionsTopicIdentity(spec.name(), spec.topics().versions(),
+              VersionsTopicIdentity.topicId(admin, spec.topics().versions()));
+        }
+        if (table && streamsDone >= 0 && tableCovers(versionsId, service, versions.lastOffsets())) {
           tableDone = System.nanoTime();
         } else {
           Thread.sleep(20);
@@ -431,9 +438,10 @@ public final class TopologyBench {
    * check of {@link CatchUp#tableCaughtUp} without reading the whole versions topic again every few ms, which took
    * CPU from the compactor it waits for.
    */
-  private static boolean tableCovers(DimensionSpec spec, DimensionService service, Map<Integer, Long> last) {
+  private static boolean tableCovers(VersionsTopicIdentity versions, DimensionService service,
+      Map<Integer, Long> last) {
     for (var e : last.entrySet()) {
-      if (service.table().txnVersion(spec.name() + "-versions-" + e.getKey()) < e.getValue()) {
+      if (service.table().txnVersion(versions.appId(e.getKey())) < e.getValue()) {
         return false;
       }
     }

@@ -1,6 +1,7 @@
 package io.dimstream.chaos;
 
 import io.dimstream.bench.Figures;
+import io.dimstream.compactor.VersionsTopicIdentity;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
@@ -169,7 +170,8 @@ public final class ChaosRun {
       if (!awaitGroup(kafka, "dimstream-" + spec.name(), o.instances(), Duration.ofMinutes(3))) {
         log("the instances' topology did not form a group of " + o.instances() + " within 3 minutes; going on");
       }
-      String appIdPrefix = spec.name() + "-versions-";
+      String appIdPrefix = new VersionsTopicIdentity(spec.name(), spec.topics().versions(),
+          VersionsTopicIdentity.topicId(kafka, spec.topics().versions())).appIdPrefix();
       try (Visibility visibility = new Visibility(kafka, spec.topics().versions(), appIdPrefix, o.partitions(),
           () -> DeltaTable.open(spec.service().tableStore()));
           PrintWriter history = new PrintWriter(Files.newBufferedWriter(work.resolve("history.jsonl"),

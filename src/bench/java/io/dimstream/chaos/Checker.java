@@ -1,5 +1,6 @@
 package io.dimstream.chaos;
 
+import io.dimstream.compactor.VersionsTopicIdentity;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKeys;
@@ -70,8 +71,10 @@ final class Checker {
   private static boolean tableHasAll(Map<String, Object> kafka, DimensionSpec spec, DeltaTable table) {
     TopicReader.Contents versions = TopicReader.readAll(kafka, spec.topics().versions(), false);
     var snapshot = table.latest();
+    VersionsTopicIdentity identity = new VersionsTopicIdentity(spec.name(), spec.topics().versions(),
+        VersionsTopicIdentity.topicId(kafka, spec.topics().versions()));
     for (var e : versions.lastOffsets().entrySet()) {
-      if (snapshot.txnVersion(spec.name() + "-versions-" + e.getKey()) < e.getValue()) {
+      if (snapshot.txnVersion(identity.appId(e.getKey())) < e.getValue()) {
         return false;
       }
     }

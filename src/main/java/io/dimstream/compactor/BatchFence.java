@@ -34,13 +34,15 @@ final class BatchFence {
 
   private final DimensionSpec spec;
   private final DeltaTable table;
+  private final TrustedMarkers markers;
   private final boolean groupMember;
   private final CommitProbe probe;
 
   /** {@code groupMember}: the compactor reads its partitions as a member of the group (a shared table). */
-  BatchFence(DimensionSpec spec, DeltaTable table, boolean groupMember, CommitProbe probe) {
+  BatchFence(DimensionSpec spec, DeltaTable table, TrustedMarkers markers, boolean groupMember, CommitProbe probe) {
     this.spec = spec;
     this.table = table;
+    this.markers = markers;
     this.groupMember = groupMember;
     this.probe = probe;
   }
@@ -50,7 +52,7 @@ final class BatchFence {
     // Another writer that applied any of these records means this compactor's position is stale: fail early.
     Snapshot known = table.latest();
     for (Map.Entry<Integer, Long> first : batch.firstOffsets().entrySet()) {
-      long recorded = known.txnVersion(VersionBatch.appId(spec.name(), first.getKey()));
+      long recorded = markers.recorded(known, first.getKey());
       if (recorded >= first.getValue()) {
         throw CompactorErrors.overtaken(spec.topics().versions(), first.getKey(), first.getValue(), recorded);
       }

@@ -6,12 +6,16 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.TableOptions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,10 +29,11 @@ import org.slf4j.LoggerFactory;
  * {@code compaction.interval} or {@code compaction.max_records}, whichever comes first, in one commit.
  *
  * <p>Exactly once from topic to table: each commit carries, per partition, a {@code txn} action with appId
- * {@code <dim>-versions-<partition>} and the last offset applied; on start every partition is positioned right
- * after the offset the table records (consumer-group offsets are committed afterwards only as a convenience
- * for monitoring tools). A crash between the table commit and anything else re-reads at most what the table
- * already holds, which the txn markers turn into a no-op.
+ * {@code <dim>-versions-<topicId>-<partition>} and the last offset applied; on start every partition is positioned
+ * right after the offset the table records for this incarnation of the topic ({@link VersionsTopicIdentity}: a topic
+ * deleted and created again starts from its beginning), never the consumer group's offsets, which are committed
+ * afterwards only as a convenience for monitoring tools. A crash between the table commit and anything else re-reads
+ * at most what the table already holds, which the txn markers turn into a no-op.
  *
  * <p>On a merge-on-read table several compactors (service instances) may write one table: they join the consumer
  * group {@code <dim>-compactor}, which shares the partitions among them; each commit writes the new rows of a
@@ -36,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * keeps one compactor, which holds the table's lease and reads every partition.
  *
  * <p>This class runs the loop; its parts each do one job: {@link VersionsConsumer} (the consumer and the topic),
- * {@link PartitionAssignment} and {@link GroupRebalance} (which partitions, read from where), {@link VersionIntake}
+ * {@link PartitionAssignment} and {@link GroupRebalance} (which partitions, read from where), {@link TrustedMarkers}
+ * (which of the table's offsets are of this topic incarnation, {@link VersionsTopicIdentity}), {@link VersionIntake}
  * (records to changes, bad ones to the dead-letter topic), {@link BatchFence} and {@link BatchCommitter} (zombie
  * checks, the table commit), {@link CompactionSchedule} and {@link CompactionCycle} (background compaction), and
  * {@link CompactorProgress} (lag and counters).
@@ -92,7 +98,7 @@ public final class Compactor implements Runnable, AutoCloseable {
     this.clock = clock;
     this.sizes = sizes;
     this.progress = new CompactorProgress(clock);
-    this.assignment = new PartitionAssignment(spec.name(), table);
+    this.assignment = new PartitionAssignment(table);
   }
 
   /**
@@ -121,10 +127,15 @@ public final class Compactor implements Runnable, AutoCloseable {
         VersionDeadLetters letters = new VersionDeadLetters(spec.topics().dlq(), kafka, sizes.outputLimit())) {
       consumer = c;
       VersionIntake intake = new VersionIntake(decoder, letters, spec.topics().dlq(), progress);
-      BatchCommitter committer = new BatchCommitter(spec, table, new BatchFence(spec, table, shared, probe),
-          progress, probe);
       List<TopicPartition> partitions = VersionsConsumer.awaitPartitions(c, topic, clock, running::get);
-      VersionBatch batch = new VersionBatch(spec.name() + "-versions-");
+      if (partitions.isEmpty()) {
+        return; // stopped while waiting for the topic
+      }
+      TrustedMarkers markers = trustedMarkers(topic);
+      assignment.trust(markers);
+      BatchCommitter committer = new BatchCommitter(spec, table, new BatchFence(spec, table, markers, shared, probe),
+          progress, probe);
+      VersionBatch batch = new VersionBatch(markers.identity().appIdPrefix());
       if (shared) {
         c.subscribe(List.of(topic), new GroupRebalance(spec.name(), topic, c, batch, assignment, committer,
             () -> failure != null));
@@ -151,6 +162,39 @@ public final class Compactor implements Runnable, AutoCloseable {
     } finally {
       consumer = null;
       stopped.countDown();
+    }
+  }
+
+  /**
+   * Which incarnation of the versions topic this compactor reads (its topic id) and which of the table's offsets it
+   * trusts, decided once: the topic's end offsets say whether a marker the table wrote before markers named the topic
+   * id can be of this topic.
+   */
+  private TrustedMarkers trustedMarkers(String topic) {
+    try (Admin admin = Admin.create(new HashMap<>(kafka))) {
+      VersionsTopicIdentity identity = new VersionsTopicIdentity(spec.name(), topic,
+          VersionsTopicIdentity.topicId(admin, topic));
+      return TrustedMarkers.atStart(identity, table.latest(), endOffsets(admin, topic));
+    }
+  }
+
+  /** The log end offset of every partition of {@code topic}. */
+  private static Map<Integer, Long> endOffsets(Admin admin, String topic) {
+    try {
+      Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+      admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic).partitions()
+          .forEach(p -> request.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+      Map<Integer, Long> ends = new HashMap<>();
+      admin.listOffsets(request).all().get(60, TimeUnit.SECONDS)
+          .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+      return ends;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CompactorErrors.endOffsetsUnknown(topic, e);
+    } catch (ExecutionException e) {
+      throw CompactorErrors.endOffsetsUnknown(topic, e.getCause() == null ? e : e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw CompactorErrors.endOffsetsUnknown(topic, e);
     }
   }
 

@@ -56,4 +56,24 @@ final class CompactorErrors {
         + " s, so the compactor has nothing to read. Start the topology (dimstream run) so it is created, or create "
         + "it as a compacted topic.");
   }
+
+  static CompactorException topicIdUnknown(String topic, Throwable e) {
+    return new CompactorException("Cannot read the topic id of the versions topic '" + topic + "': " + e
+        + ". The compactor names the topic's incarnation in the table's offsets, so it reads nothing without it. "
+        + "Fix: check that the topic exists and that the brokers answer (bootstrap.servers, security settings), and "
+        + "that this client may describe the topic (ACL DESCRIBE on the topic); then restart.", e);
+  }
+
+  static CompactorException endOffsetsUnknown(String topic, Throwable e) {
+    return new CompactorException("Cannot read the end offsets of the versions topic '" + topic + "': " + e
+        + ". The compactor needs them once at start to tell whether offsets the table recorded before they named the "
+        + "topic id are this topic's. Fix: check that the brokers answer and that this client may describe the "
+        + "topic (ACL DESCRIBE on the topic); then restart.", e);
+  }
+
+  static CompactorException noTopicId(String topic) {
+    return new CompactorException("The cluster keeps no topic id for the versions topic '" + topic + "', so the "
+        + "compactor cannot tell this topic from an earlier one of the same name. Fix: run a Kafka cluster of "
+        + "version 2.8 or later in KRaft mode (every topic has an id there), then restart.");
+  }
 }

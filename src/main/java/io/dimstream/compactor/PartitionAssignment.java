@@ -20,16 +20,21 @@ import org.slf4j.LoggerFactory;
  */
 final class PartitionAssignment {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionAssignment.class);
-  private final String dimension;
   private final DeltaTable table;
   private final Set<TopicPartition> assigned = ConcurrentHashMap.newKeySet();
   private volatile int topicPartitions;
   /** False until the group first assigned partitions: the lag is unknown until then. */
   private volatile boolean joined;
+  /** Set once the versions topic's identity is known, before any partition is read. */
+  private volatile TrustedMarkers markers;
 
-  PartitionAssignment(String dimension, DeltaTable table) {
-    this.dimension = dimension;
+  PartitionAssignment(DeltaTable table) {
     this.table = table;
+  }
+
+  /** Which of the table's offsets say where a partition resumes; before {@link #assignAll} or the group's first. */
+  void trust(TrustedMarkers markers) {
+    this.markers = markers;
   }
 
   /** Reads every partition of the topic (the table's lease holder). */
@@ -81,12 +86,15 @@ final class PartitionAssignment {
     return Ownership.of(numbers(), topicPartitions);
   }
 
-  /** Positions each of {@code partitions} right after the offset the table records for it, else at its start. */
+  /**
+   * Positions each of {@code partitions} right after the offset the table records for it in this topic incarnation,
+   * else at its start.
+   */
   void seekToTableOffsets(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
     List<TopicPartition> fromStart = new ArrayList<>();
     Snapshot known = table.latest();
     for (TopicPartition tp : partitions) {
-      long recorded = known.txnVersion(VersionBatch.appId(dimension, tp.partition()));
+      long recorded = markers.recorded(known, tp.partition());
       if (recorded >= 0) {
         c.seek(tp, recorded + 1);
         LOG.info("Resuming {} at offset {} (recorded in table version {})", tp, recorded + 1, known.version());

@@ -22,12 +22,9 @@ final class VersionBatch {
   private final Map<VersionId, Integer> partitions = new HashMap<>();
   private int records;
 
+  /** {@code appIdPrefix}: the versions topic's {@link VersionsTopicIdentity#appIdPrefix()}. */
   VersionBatch(String appIdPrefix) {
     this.appIdPrefix = appIdPrefix;
-  }
-
-  static String appId(String dimension, int partition) {
-    return dimension + "-versions-" + partition;
   }
 
   void add(int partition, long offset, VersionChange change) {
@@ -53,7 +50,7 @@ final class VersionBatch {
     return new ArrayList<>(changes.values());
   }
 
-  /** The {@code txn} markers of this batch: appId {@code <dim>-versions-<partition>} to last offset read. */
+  /** The {@code txn} markers of this batch: appId {@code <dim>-versions-<topicId>-<partition>} to last offset read. */
   Map<String, Long> txns() {
     Map<String, Long> out = new LinkedHashMap<>();
     lastOffsets.forEach((p, o) -> out.put(appIdPrefix + p, o));
@@ -61,7 +58,8 @@ final class VersionBatch {
   }
 
   /**
-   * Where this batch was read from: appId {@code <dim>-versions-<partition>} to the offset of its first record there.
+   * Where this batch was read from: appId {@code <dim>-versions-<topicId>-<partition>} to the offset of its first
+   * record there.
    * The batch is stale when the table records that offset or a later one (another compactor applied it meanwhile).
    */
   Map<String, Long> readFrom() {

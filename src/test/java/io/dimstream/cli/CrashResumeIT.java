@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import io.dimstream.broker.BrokerExtension;
+import io.dimstream.compactor.VersionsTopicIdentity;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
@@ -230,8 +231,10 @@ class CrashResumeIT {
     if (versions.lastOffsets().isEmpty()) {
       return false;
     }
+    VersionsTopicIdentity identity = new VersionsTopicIdentity(spec.name(), spec.topics().versions(),
+        VersionsTopicIdentity.topicId(kafka, spec.topics().versions()));
     for (var e : versions.lastOffsets().entrySet()) {
-      Long r = recorded.get(spec.name() + "-versions-" + e.getKey());
+      Long r = recorded.get(identity.appId(e.getKey()));
       if (r == null || r < e.getValue()) {
         return false;
       }

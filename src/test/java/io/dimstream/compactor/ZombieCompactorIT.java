@@ -58,6 +58,7 @@ class ZombieCompactorIT {
   /** Records on the versions topic: one version of its own key each, so a commit applies as many rows as records. */
   private static final int RECORDS = 40;
   private static final Duration WAIT = Duration.ofMinutes(1);
+  private static final Map<String, String> APP_IDS = new java.util.concurrent.ConcurrentHashMap<>();
 
   @TempDir
   Path dir;
@@ -279,8 +280,10 @@ class ZombieCompactorIT {
     return g;
   }
 
+  /** The appId of the versions partition's marker: it names the topic's id, asked once per topic. */
   private static String appId(DimensionSpec spec) {
-    return spec.name() + "-versions-0";
+    return APP_IDS.computeIfAbsent(spec.topics().versions(), topic -> new VersionsTopicIdentity(spec.name(), topic,
+        VersionsTopicIdentity.topicId(KAFKA.clientProperties(), topic)).appId(0));
   }
 
   /** The offset the table records for the versions partition, -1 for none. */
