@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import io.dimstream.table.StateMarkers;
 import java.util.Optional;
 
 /**
@@ -124,7 +125,8 @@ public final class SnapshotApply {
     events.forEach(e -> carried.add(e.key()));
     long closed = latest.values().stream().filter(v -> v.isCurrent() && !carried.contains(v.key())).count();
     CommitResult c = changes.isEmpty() ? CommitResult.skipped(snap.version(), 0)
-        : table.newCommit(Operation.MERGE).apply(changes);
+        : table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.batch(spec.name()), batchMarker(snap)))
+            .apply(changes);
     return new Result(events.size(), closed, c);
   }
 
@@ -154,5 +156,14 @@ public final class SnapshotApply {
       return o.toString().getBytes(StandardCharsets.UTF_8);
     }
     return in.value();
+  }
+
+  /**
+   * The value of the batch marker this commit records: any value other than the table's tells a running service that
+   * its state no longer holds the table's history (a service takes the table over again at its next start).
+   * Above the recorded one, as every txn marker must be, and unique per commit in practice.
+   */
+  private static long batchMarker(Snapshot snap) {
+    return Math.max(snap.txnVersion(StateMarkers.batch(snap.spec().name())) + 1, System.currentTimeMillis());
   }
 }

@@ -76,8 +76,15 @@ public final class CatchUp {
   /** Whether the table records every versions-topic record that exists now. */
   public static boolean tableCaughtUp(Map<String, Object> kafka, DimensionSpec spec, DeltaTable table) {
     TopicReader.Contents versions = TopicReader.readAll(kafka, spec.topics().versions(), false);
+    io.dimstream.compactor.VersionsTopicIdentity identity;
+    try {
+      identity = new io.dimstream.compactor.VersionsTopicIdentity(spec.name(), spec.topics().versions(),
+          io.dimstream.compactor.VersionsTopicIdentity.topicId(kafka, spec.topics().versions()));
+    } catch (io.dimstream.compactor.CompactorException e) {
+      return false; // the topic is not there (yet): nothing is caught up
+    }
     for (var e : versions.lastOffsets().entrySet()) {
-      if (table.txnVersion(spec.name() + "-versions-" + e.getKey()) < e.getValue()) {
+      if (table.txnVersion(identity.appId(e.getKey())) < e.getValue()) {
         return false;
       }
     }

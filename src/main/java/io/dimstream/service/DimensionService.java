@@ -67,6 +67,9 @@ public final class DimensionService implements AutoCloseable {
   private StreamsLiveQueries liveQueries;
   private SizePolicy sizes;
   private final StreamThreadWatch threads = new StreamThreadWatch(Clock.systemUTC());
+  private final TakeoverStatus takeoverStatus = new TakeoverStatus(Clock.systemUTC());
+  /** The lateness horizon of the spec the table was last written with, before this start; null for a new table. */
+  private volatile Long storedHorizon;
   private final CountDownLatch failed = new CountDownLatch(1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private List<EnrichmentSpec> enrichments = List.of();
@@ -128,7 +131,11 @@ public final class DimensionService implements AutoCloseable {
     }
     // The table is read from its store while the topics are checked on the brokers: both are round trips to other
     // services, and a restarted instance then waits for the slower of the two instead of their sum.
-    FutureTask<DeltaTable> opening = new FutureTask<>(() -> Compactor.openTable(spec));
+    FutureTask<DeltaTable> opening = new FutureTask<>(() -> {
+      // read before the table is evolved to this spec: a takeover must use the horizon the table was written with
+      storedHorizon = storedLatenessHorizon();
+      return Compactor.openTable(spec);
+    });
     Thread opener = new Thread(opening, "open-table-" + spec.name());
     opener.setDaemon(true);
     opener.start();
@@ -145,6 +152,8 @@ public final class DimensionService implements AutoCloseable {
     compactor = new CompactorRunner(spec, table, versions::decodeChange, kafka, owner(), clock, sizes,
         failed::countDown);
     startQueryServer();
+    // before the takeover: the table must hold what the versions topic holds before it is read
+    compactor.start();
 
     StreamsBuilder builder = new StreamsBuilder();
     DimensionTopology.build(builder, spec, sizes);
@@ -177,6 +186,7 @@ public final class DimensionService implements AutoCloseable {
       StatePartitions.check(kafka, spec, applicationId, topics.changesPartitions());
       return null;
     });
+    takeOver(layouts, props, applicationId, topics.changesPartitions());
     streams = new KafkaStreams(builder.build(), props);
     streams.setUncaughtExceptionHandler(e -> {
       threads.failed(e);
@@ -204,12 +214,31 @@ public final class DimensionService implements AutoCloseable {
     streams.start();
     liveQueries.attach(live, new HostInfo(spec.service().httpHost(), queryServer.port()));
 
-    compactor.start();
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
         spec.topics().versions(), spec.service().tablePath());
     if (versions instanceof VersionAvro avro) {
       LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
           avro.schema());
+    }
+  }
+
+  /**
+   * Makes the topology's state hold the table's history before the topology starts ({@link TableTakeover}); refuses a
+   * takeover under another lateness horizon than the table was written with.
+   */
+  private void takeOver(StateLayouts layouts, Properties props, String applicationId, int partitions) {
+    Map<String, String> changelogConfig = new HashMap<>();
+    changelogConfig.put(org.apache.kafka.common.config.TopicConfig.CLEANUP_POLICY_CONFIG, "compact");
+    changelogConfig.put(org.apache.kafka.common.config.TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+        Integer.toString(sizes.outputLimit()));
+    Path stateDir = Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
+    TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions,
+        changelogConfig, stateDir, compactor::current, takeoverStatus, storedHorizon);
+    try {
+      takeover.ensure();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw ServiceErrors.takeoverFailed(spec, io.dimstream.topology.EventStoreRecords.changelogTopic(applicationId), "interrupted");
     }
   }
 
@@ -255,6 +284,14 @@ public final class DimensionService implements AutoCloseable {
     }
   }
 
+  /** The lateness horizon the existing table records, or null when there is no table yet. */
+  private Long storedLatenessHorizon() throws IOException {
+    if (!DeltaTable.exists(spec.service().tableStore())) {
+      return null;
+    }
+    return DeltaTable.open(spec.service().tableStore()).latest().spec().latenessHorizon();
+  }
+
   /** Binds the query endpoint first: Kafka Streams must know its real port as {@code application.server}. */
   private void startQueryServer() {
     DeltaVersionTable versions = new DeltaVersionTable(table);
@@ -263,7 +300,7 @@ public final class DimensionService implements AutoCloseable {
         .bind(spec.service().httpHost(), spec.service().httpPort())
         .security(spec.service().httpSecurity())
         .dimension(new DimensionEndpoint(liveQueries, versions::commits, metrics()))
-        .health(new ServiceHealth(() -> streams, compactor::current, threads))
+        .health(new ServiceHealth(() -> streams, compactor::current, threads, takeoverStatus))
         .build()
         .start();
     LOG.info("Query endpoint on {}://{}:{}/ (timeline page), /dimensions/{}/keys/<key>", queryServer.scheme(),

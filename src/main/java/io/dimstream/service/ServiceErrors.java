@@ -56,4 +56,20 @@ final class ServiceErrors {
         + "does not help here. Fix: check the security settings under service.kafka (security.protocol, sasl.*, "
         + "ssl.*: user, password, trust store) and the user's permissions on the cluster", cause);
   }
+
+  static ServiceException takeoverFailed(io.dimstream.spec.DimensionSpec spec, String changelog, String why) {
+    return new ServiceException("Could not take over the table of " + spec.name() + " into its state (changelog topic "
+        + changelog + "): " + why + ". Nothing is lost: the table is unchanged and names no state until a takeover"
+        + " completes, so the next start takes it over again from the beginning. Fix: check that the broker is up and"
+        + " that the service's Kafka user may create, delete and write that topic, then start again");
+  }
+
+  static ServiceException lateStateSpec(io.dimstream.spec.DimensionSpec spec, Object table, String stored,
+      String now) {
+    return new ServiceException("The table " + table + " was written with lateness_horizon " + stored + ", but this"
+        + " spec of " + spec.name() + " has " + now + ". The state taken over from the table keeps each key's history"
+        + " as far back as the horizon reaches, and a different horizon would accept or refuse other late events than"
+        + " the table's writer did. Fix: set lateness_horizon to " + stored + " for this first run on the table; once"
+        + " the service has taken it over, a restart with another horizon changes it");
+  }
 }

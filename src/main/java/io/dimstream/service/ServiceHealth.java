@@ -16,16 +16,28 @@ final class ServiceHealth implements Supplier<Health> {
   private final Supplier<KafkaStreams> streams;
   private final Supplier<Compactor> compactor;
   private final StreamThreadWatch threads;
+  private final TakeoverStatus takeover;
 
   /** Both suppliers may return null while the service starts. */
-  ServiceHealth(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, StreamThreadWatch threads) {
+  ServiceHealth(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, StreamThreadWatch threads,
+      TakeoverStatus takeover) {
     this.streams = streams;
     this.compactor = compactor;
     this.threads = threads;
+    this.takeover = takeover;
   }
 
   @Override
   public Health get() {
+    java.util.Optional<String> takingOver = takeover.describe();
+    if (takingOver.isPresent()) {
+      // not up (the topology does not run yet), and not down: queries are answered from the table meanwhile
+      Compactor c = compactor.get();
+      Map<String, String> details = new LinkedHashMap<>();
+      details.put("takeover", takingOver.get());
+      details.put("compactor", compactorState(c, c == null ? null : c.failure()));
+      return Health.takingOver(details);
+    }
     KafkaStreams s = streams.get();
     KafkaStreams.State state = s == null ? null : s.state();
     Compactor c = compactor.get();

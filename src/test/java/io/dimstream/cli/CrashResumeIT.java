@@ -131,6 +131,12 @@ class CrashResumeIT {
     assertTxnVersionsNeverGoBackwards();
   }
 
+  private static Map<String, Long> versionsMarkers(Map<String, Long> txns) {
+    Map<String, Long> out = new HashMap<>(txns);
+    out.keySet().removeIf(app -> !app.contains("-versions-"));
+    return out;
+  }
+
   private final long started = System.nanoTime();
 
   private void phase(String what) {
@@ -144,7 +150,7 @@ class CrashResumeIT {
     Map<String, Long> previous = new HashMap<>();
     int commitsWithTxn = 0;
     for (long v = 0; v <= latest; v++) {
-      Map<String, Long> now = t.snapshotAt(v).txnVersions();
+      Map<String, Long> now = versionsMarkers(t.snapshotAt(v).txnVersions());
       for (var e : previous.entrySet()) {
         assertThat(now).as("table version %d still records %s", v, e.getKey()).containsKey(e.getKey());
         assertThat(now.get(e.getKey())).as("txn version of %s at table version %d", e.getKey(), v)
@@ -218,7 +224,8 @@ class CrashResumeIT {
 
   private Map<String, Long> txnVersions() {
     try {
-      return tableExists() ? DeltaTable.open(table).latest().txnVersions() : Map.of();
+      // the versions topic's offsets only: the table also names the state built from it (StateMarkers)
+      return tableExists() ? versionsMarkers(DeltaTable.open(table).latest().txnVersions()) : Map.of();
     } catch (RuntimeException e) {
       return Map.of();
     }

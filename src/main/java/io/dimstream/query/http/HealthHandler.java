@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.function.Supplier;
 
-/** {@code /health}: UP (200) or DOWN (503), the served dimensions and the details behind the answer. */
+/** {@code /health}: UP (200), DOWN or TAKING_OVER (503), the served dimensions and the details behind the answer. */
 final class HealthHandler {
   private final Supplier<Health> health;
   private final Collection<String> dimensions;
@@ -20,7 +20,7 @@ final class HealthHandler {
   void handle(Exchange ex) throws IOException {
     Health h = health.get();
     ObjectNode n = JsonNodeFactory.instance.objectNode();
-    n.put("status", h.up() ? "UP" : "DOWN");
+    n.put("status", h.status());
     ArrayNode dims = n.putArray("dimensions");
     dimensions.stream().sorted().forEach(dims::add);
     ObjectNode details = n.putObject("details");

@@ -1,0 +1,363 @@
+package io.dimstream.service;
+
+import io.dimstream.compactor.Compactor;
+import io.dimstream.history.StoredEvent;
+import io.dimstream.history.TableEvents;
+import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.StateLayouts;
+import io.dimstream.table.DeltaTable;
+import io.dimstream.table.Operation;
+import io.dimstream.table.Snapshot;
+import io.dimstream.table.StateMarkers;
+import io.dimstream.topology.EventStoreRecords;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the topology's state hold the table's history before the topology starts: the table is the system of record,
+ * the event store and its changelog a cache of it. The table names the changelog its state was built from
+ * ({@link StateMarkers}); when the changelog the service finds is not named there (the table was backfilled, the state
+ * or the whole Kafka cluster was lost, an older release wrote it) or a batch write changed the table since, the
+ * changelog is emptied and every version row becomes the stored events that stand for it ({@link TableEvents}),
+ * written to the changelog, which Kafka Streams then restores into RocksDB as after a lost disk. Memory stays bounded
+ * (rows stream from the table to the producer), and a takeover killed half-way starts again at the next start: the
+ * table names the new changelog only once every record is in it.
+ */
+final class TableTakeover {
+  private static final Logger LOG = LoggerFactory.getLogger(TableTakeover.class);
+  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+  /** How long the compactor may take to apply what the versions topic holds before the table is read. */
+  static final Duration CATCH_UP_TIMEOUT = Duration.ofMinutes(30);
+
+  private final DimensionSpec spec;
+  private final DeltaTable table;
+  private final StateLayouts layouts;
+  private final Map<String, Object> kafka;
+  private final String changelog;
+  private final int partitions;
+  private final Map<String, String> changelogConfig;
+  private final Path applicationStateDir;
+  private final Supplier<Compactor> compactor;
+  private final TakeoverStatus status;
+  private final Long storedHorizon;
+
+  /**
+   * @param partitions          the changes topic's partition count: one stream task, one changelog partition each
+   * @param changelogConfig     topic configs of the changelog as Kafka Streams would create it
+   * @param applicationStateDir this instance's Kafka Streams state of the application ({@code state.dir/<app id>})
+   * @param storedHorizon       the lateness horizon the table was written with, before this start evolved it to
+   *                            {@code spec}; null when unknown
+   */
+  TableTakeover(DimensionSpec spec, DeltaTable table, StateLayouts layouts, Map<String, Object> kafka,
+      String applicationId, int partitions, Map<String, String> changelogConfig, Path applicationStateDir,
+      Supplier<Compactor> compactor, TakeoverStatus status, Long storedHorizon) {
+    this.spec = spec;
+    this.table = table;
+    this.layouts = layouts;
+    this.kafka = Map.copyOf(kafka);
+    this.changelog = EventStoreRecords.changelogTopic(applicationId);
+    this.partitions = partitions;
+    this.changelogConfig = Map.copyOf(changelogConfig);
+    this.applicationStateDir = applicationStateDir;
+    this.compactor = compactor;
+    this.status = status;
+    this.storedHorizon = storedHorizon;
+  }
+
+  /**
+   * Takes the table over when the state does not hold its history, and records in the table which changelog holds it.
+   * Returns after the changelog holds every row; the topology restores it when it starts.
+   *
+   * @return whether a takeover ran
+   */
+  boolean ensure() throws InterruptedException {
+    try (Admin admin = Admin.create(new HashMap<>(kafka))) {
+      Optional<TopicDescription> existing = describe(admin);
+      boolean hadRecords = existing.isPresent() && hasRecords(admin);
+      String id = existing.isPresent() ? existing.get().topicId().toString() : create(admin);
+      Optional<String> reason = reason(table.latest(), id, hadRecords);
+      if (reason.isEmpty()) {
+        return false;
+      }
+      takeOver(admin, reason.get(), existing.isPresent());
+      return true;
+    } finally {
+      status.done();
+    }
+  }
+
+  /**
+   * Why the state in the changelog {@code changelogId} does not hold the table's history, or empty when it does (and
+   * the table then names it, recorded here for a table that did not yet).
+   */
+  private Optional<String> reason(Snapshot s, String changelogId, boolean changelogHasRecords) {
+    long builtFrom = s.txnVersion(StateMarkers.state(spec.name(), changelogId));
+    if (builtFrom >= 0) {
+      long batch = s.txnVersion(StateMarkers.batch(spec.name()));
+      if (batch >= 0 && batch != table.snapshotAt(builtFrom).txnVersion(StateMarkers.batch(spec.name()))) {
+        return Optional.of("a batch write changed the table after version " + builtFrom
+            + ", which the state was built from");
+      }
+      LOG.info("The state of {} in {} holds the table's history (built from table version {}): no takeover",
+          spec.name(), changelog, builtFrom);
+      return Optional.empty();
+    }
+    boolean tableHasRows = s.fileCount() > 0;
+    boolean namesOtherState = s.txnVersions().keySet().stream()
+        .anyMatch(app -> app.startsWith(StateMarkers.statePrefix(spec.name())));
+    if (!tableHasRows || (!namesOtherState && changelogHasRecords)) {
+      // a new table, or one an earlier release kept from this very state: the state holds all of it
+      record(s.version(), changelogId);
+      LOG.info("The table of {} names the state in {} (topic id {}) as built from table version {}{}", spec.name(),
+          changelog, changelogId, s.version(), tableHasRows ? " (state kept by an earlier release)" : "");
+      return Optional.empty();
+    }
+    return Optional.of(namesOtherState ? "its state was built in another Kafka cluster, or lost"
+        : "the table was written without this state (a backfill, a snapshot, another cluster)");
+  }
+
+  private void takeOver(Admin admin, String reason, boolean changelogExists) throws InterruptedException {
+    if (storedHorizon != null && storedHorizon != spec.latenessHorizon()) {
+      throw ServiceErrors.lateStateSpec(spec, table.location(), horizonText(storedHorizon),
+          horizonText(spec.latenessHorizon()));
+    }
+    status.started(reason);
+    LOG.info("Taking over the table of {} at {}: {}", spec.name(), table.location(), reason);
+    awaitCompactor();
+    if (changelogExists) {
+      status.phase("emptying the state");
+      recreate(admin);
+    }
+    wipeLocalState();
+    String id = describe(admin).orElseThrow(() -> ServiceErrors.takeoverFailed(spec, changelog,
+        "the changelog topic vanished while being recreated")).topicId().toString();
+    Snapshot s = table.latest();
+    long rows = s.rowCount();
+    EventStoreRecords records = new EventStoreRecords(spec, layouts, partitions);
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      AtomicReference<Exception> failed = new AtomicReference<>();
+      // closing deletes first: a version that starts where another ended replaces the delete stored there
+      status.phase("writing the deletes that closed versions (1 of 2)", s.version(), rows);
+      send(producer, records, s, v -> TableEvents.closing(v, spec.history()), failed);
+      status.phase("writing the upserts that opened versions (2 of 2)", s.version(), rows);
+      send(producer, records, s, v -> Optional.of(TableEvents.opening(v)), failed);
+      producer.flush();
+      if (failed.get() != null) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
+      }
+    }
+    record(s.version(), id);
+    LOG.info("Took over table version {} of {} in {} s: {} rows into {} (topic id {})", s.version(), spec.name(),
+        status.elapsedMillis() / 1000, rows, changelog, id);
+  }
+
+  /** The horizon as a spec writes it: {@code 30d} for a timestamp or date sequence, the number otherwise. */
+  private String horizonText(long horizon) {
+    if (horizon == Long.MAX_VALUE) {
+      return "unbounded";
+    }
+    io.dimstream.types.ColumnType.Kind kind = spec.sequenceColumns().get(0).type().kind();
+    long perDay = kind == io.dimstream.types.ColumnType.Kind.TIMESTAMP ? 86_400_000_000L
+        : kind == io.dimstream.types.ColumnType.Kind.DATE ? 1 : 0;
+    if (perDay > 0 && horizon % perDay == 0) {
+      return horizon / perDay + "d";
+    }
+    return kind == io.dimstream.types.ColumnType.Kind.TIMESTAMP ? horizon / 1000 + "ms" : Long.toString(horizon);
+  }
+
+  /** Waits until the compactor applied what the versions topic holds: the table must be complete before it is read. */
+  private void awaitCompactor() throws InterruptedException {
+    long deadline = System.nanoTime() + CATCH_UP_TIMEOUT.toNanos();
+    long nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
+    while (true) {
+      Compactor c = compactor.get();
+      if (c != null && c.failure() instanceof io.dimstream.compactor.LeaseHeldException) {
+        LOG.warn("Takeover of {} does not wait for the compactor: another instance holds the table's lease and"
+            + " applies the versions topic", spec.name());
+        return;
+      }
+      if (c != null && c.failure() != null) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, "the compactor failed before it applied the versions topic: "
+            + c.failure().getMessage());
+      }
+      if (c != null && c.isCaughtUp()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, "the compactor did not apply the versions topic within "
+            + CATCH_UP_TIMEOUT.toMinutes() + " minutes (lag " + (c == null ? -1 : c.lag()) + " records)");
+      }
+      if (System.nanoTime() > nextLog) {
+        LOG.info("Takeover of {} waits for the compactor to apply the versions topic (lag {} records)", spec.name(),
+            c == null ? -1 : c.lag());
+        nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private void send(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records, Snapshot s,
+      Function<Version, Optional<StoredEvent>> events, AtomicReference<Exception> failed) {
+    long nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
+    try (Stream<Version> rows = s.scan()) {
+      for (var it = rows.iterator(); it.hasNext(); ) {
+        Optional<StoredEvent> e = events.apply(it.next());
+        status.rowRead();
+        if (e.isPresent()) {
+          EventStoreRecords.ChangelogRecord r = records.of(e.get());
+          producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), (md, ex) -> {
+            if (ex != null) {
+              failed.compareAndSet(null, ex);
+            }
+          });
+        }
+        if (failed.get() != null) {
+          throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
+        }
+        if (System.nanoTime() > nextLog) {
+          status.describe().ifPresent(d -> LOG.info("{}: {}", spec.name(), d));
+          nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
+        }
+      }
+    }
+  }
+
+  /** Records in the table that the state in the changelog {@code changelogId} was built from table version {@code v}. */
+  private void record(long v, String changelogId) {
+    table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.state(spec.name(), changelogId), v)).apply(List.of());
+  }
+
+  private KafkaProducer<byte[], byte[]> producer() {
+    Map<String, Object> p = new HashMap<>(kafka);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 50);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    String maxBytes = changelogConfig.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    if (maxBytes != null) {
+      p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.parseInt(maxBytes));
+    }
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "dimstream-" + spec.name() + "-takeover");
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private Optional<TopicDescription> describe(Admin admin) throws InterruptedException {
+    try {
+      return Optional.of(admin.describeTopics(List.of(changelog)).allTopicNames()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(changelog));
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return Optional.empty();
+      }
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not describe it: " + e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "describing it timed out");
+    }
+  }
+
+  private boolean hasRecords(Admin admin) throws InterruptedException {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      latest.put(new TopicPartition(changelog, p), OffsetSpec.latest());
+    }
+    try {
+      return admin.listOffsets(latest).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).values().stream()
+          .anyMatch(o -> o.offset() > 0);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not read its end offsets: " + e);
+    }
+  }
+
+  /**
+   * Creates the changelog as Kafka Streams would (compacted, one partition per task) and returns its topic id; when
+   * another instance created it first, returns the id of theirs.
+   */
+  private String create(Admin admin) throws InterruptedException {
+    long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+    while (true) {
+      try {
+        NewTopic topic = new NewTopic(changelog, Optional.of(partitions), Optional.empty()).configs(changelogConfig);
+        String id = admin.createTopics(List.of(topic)).topicId(changelog)
+            .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).toString();
+        LOG.info("Created the state's changelog topic {} ({} partitions, topic id {})", changelog, partitions, id);
+        return id;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException) || System.nanoTime() > deadline) {
+          throw ServiceErrors.takeoverFailed(spec, changelog, "could not create it: " + e.getCause());
+        }
+        Optional<TopicDescription> theirs = describe(admin);
+        if (theirs.isPresent()) {
+          return theirs.get().topicId().toString();
+        }
+        Thread.sleep(200); // it was being deleted
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, "creating it timed out");
+      }
+    }
+  }
+
+  /** Deletes the changelog and creates it anew, empty (Kafka cannot truncate a compacted topic). */
+  private void recreate(Admin admin) throws InterruptedException {
+    try {
+      admin.deleteTopics(List.of(changelog)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not delete it: " + e);
+    }
+    long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+    while (describe(admin).isPresent()) { // deleted topics leave the cluster's metadata a moment later
+      if (System.nanoTime() > deadline) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, "it was still there a minute after its deletion");
+      }
+      Thread.sleep(200);
+    }
+    create(admin);
+  }
+
+  /**
+   * Deletes this instance's local Kafka Streams state of the application: its checkpoints name offsets of the
+   * changelog that was emptied, and a store restored from them would hold state the table does not.
+   */
+  private void wipeLocalState() {
+    if (!Files.exists(applicationStateDir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(applicationStateDir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    } catch (IOException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not delete the local state in "
+          + applicationStateDir + ": " + e);
+    }
+  }
+}
