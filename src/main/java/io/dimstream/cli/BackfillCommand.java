@@ -49,8 +49,12 @@ final class BackfillCommand implements Callable<Integer> {
     }
     ObjectStore store = ObjectStores.open(table, spec.service().storage());
     if (DeltaTable.exists(store)) {
-      throw new CliErrors.UsageError(table + " already holds a table. Fix: backfill into a new location, then "
-          + "point the service at it (service.table_path) before its first run");
+      throw new CliErrors.UsageError(table + " already holds a table, and backfill writes new tables only: its one "
+          + "commit folds each key's events without the history already in the table. Fix: send a later archive "
+          + "through the service (`dimstream produce --config " + config + " --input " + input + "` while `dimstream "
+          + "run` serves the table: its events are applied like any other, late ones spliced within the lateness "
+          + "horizon), or backfill the whole archive into a new location and point the service at it "
+          + "(service.table_path); `run` takes a backfilled table over at its first start");
     }
     Backfill backfill = new Backfill(spec);
     Backfill.Loaded r;

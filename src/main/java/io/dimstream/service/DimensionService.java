@@ -68,8 +68,7 @@ public final class DimensionService implements AutoCloseable {
   private SizePolicy sizes;
   private final StreamThreadWatch threads = new StreamThreadWatch(Clock.systemUTC());
   private final TakeoverStatus takeoverStatus = new TakeoverStatus(Clock.systemUTC());
-  /** The lateness horizon of the spec the table was last written with, before this start; null for a new table. */
-  private volatile Long storedHorizon;
+
   private final CountDownLatch failed = new CountDownLatch(1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private List<EnrichmentSpec> enrichments = List.of();
@@ -132,8 +131,8 @@ public final class DimensionService implements AutoCloseable {
     // The table is read from its store while the topics are checked on the brokers: both are round trips to other
     // services, and a restarted instance then waits for the slower of the two instead of their sum.
     FutureTask<DeltaTable> opening = new FutureTask<>(() -> {
-      // read before the table is evolved to this spec: a takeover must use the horizon the table was written with
-      storedHorizon = storedLatenessHorizon();
+      // before the table is evolved to this spec: a takeover must use the horizon the table was written with
+      checkHorizonForTakeover();
       return Compactor.openTable(spec);
     });
     Thread opener = new Thread(opening, "open-table-" + spec.name());
@@ -233,7 +232,7 @@ public final class DimensionService implements AutoCloseable {
         Integer.toString(sizes.outputLimit()));
     Path stateDir = Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
     TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions,
-        changelogConfig, stateDir, compactor::current, takeoverStatus, storedHorizon);
+        changelogConfig, stateDir, compactor::current, takeoverStatus);
     try {
       takeover.ensure();
     } catch (InterruptedException e) {
@@ -284,12 +283,23 @@ public final class DimensionService implements AutoCloseable {
     }
   }
 
-  /** The lateness horizon the existing table records, or null when there is no table yet. */
-  private Long storedLatenessHorizon() throws IOException {
+  /**
+   * Refuses to start on a table that holds data no state was built from (it is about to be taken over) under another
+   * lateness horizon than the table was written with: the horizon decides which late events its writer accepted.
+   * Checked before the table is evolved to this spec, which records the spec's horizon in it.
+   */
+  private void checkHorizonForTakeover() throws IOException {
     if (!DeltaTable.exists(spec.service().tableStore())) {
-      return null;
+      return;
     }
-    return DeltaTable.open(spec.service().tableStore()).latest().spec().latenessHorizon();
+    io.dimstream.table.Snapshot s = DeltaTable.open(spec.service().tableStore()).latest();
+    boolean namesState = s.txnVersions().keySet().stream()
+        .anyMatch(app -> app.startsWith(io.dimstream.table.StateMarkers.statePrefix(spec.name())));
+    long stored = s.spec().latenessHorizon();
+    if (!namesState && s.fileCount() > 0 && stored != spec.latenessHorizon()) {
+      throw ServiceErrors.lateStateSpec(spec, spec.service().tablePath(), TableTakeover.horizonText(spec, stored),
+          TableTakeover.horizonText(spec, spec.latenessHorizon()));
+    }
   }
 
   /** Binds the query endpoint first: Kafka Streams must know its real port as {@code application.server}. */

@@ -68,18 +68,15 @@ final class TableTakeover {
   private final Path applicationStateDir;
   private final Supplier<Compactor> compactor;
   private final TakeoverStatus status;
-  private final Long storedHorizon;
 
   /**
    * @param partitions          the changes topic's partition count: one stream task, one changelog partition each
    * @param changelogConfig     topic configs of the changelog as Kafka Streams would create it
    * @param applicationStateDir this instance's Kafka Streams state of the application ({@code state.dir/<app id>})
-   * @param storedHorizon       the lateness horizon the table was written with, before this start evolved it to
-   *                            {@code spec}; null when unknown
    */
   TableTakeover(DimensionSpec spec, DeltaTable table, StateLayouts layouts, Map<String, Object> kafka,
       String applicationId, int partitions, Map<String, String> changelogConfig, Path applicationStateDir,
-      Supplier<Compactor> compactor, TakeoverStatus status, Long storedHorizon) {
+      Supplier<Compactor> compactor, TakeoverStatus status) {
     this.spec = spec;
     this.table = table;
     this.layouts = layouts;
@@ -90,7 +87,6 @@ final class TableTakeover {
     this.applicationStateDir = applicationStateDir;
     this.compactor = compactor;
     this.status = status;
-    this.storedHorizon = storedHorizon;
   }
 
   /**
@@ -146,10 +142,6 @@ final class TableTakeover {
   }
 
   private void takeOver(Admin admin, String reason, boolean changelogExists) throws InterruptedException {
-    if (storedHorizon != null && storedHorizon != spec.latenessHorizon()) {
-      throw ServiceErrors.lateStateSpec(spec, table.location(), horizonText(storedHorizon),
-          horizonText(spec.latenessHorizon()));
-    }
     status.started(reason);
     LOG.info("Taking over the table of {} at {}: {}", spec.name(), table.location(), reason);
     awaitCompactor();
@@ -181,7 +173,7 @@ final class TableTakeover {
   }
 
   /** The horizon as a spec writes it: {@code 30d} for a timestamp or date sequence, the number otherwise. */
-  private String horizonText(long horizon) {
+  static String horizonText(DimensionSpec spec, long horizon) {
     if (horizon == Long.MAX_VALUE) {
       return "unbounded";
     }
