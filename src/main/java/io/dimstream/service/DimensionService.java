@@ -232,7 +232,7 @@ public final class DimensionService implements AutoCloseable {
         Integer.toString(sizes.outputLimit()));
     Path stateDir = Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
     TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions,
-        changelogConfig, stateDir, compactor::current, takeoverStatus);
+        changelogConfig, stateDir, compactor::current, takeoverStatus, owner());
     try {
       takeover.ensure();
     } catch (InterruptedException e) {

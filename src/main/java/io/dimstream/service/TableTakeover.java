@@ -6,6 +6,7 @@ import io.dimstream.history.TableEvents;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.StateLayouts;
+import io.dimstream.storage.StoreLease;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Operation;
 import io.dimstream.table.Snapshot;
@@ -14,6 +15,7 @@ import io.dimstream.topology.EventStoreRecords;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,12 +51,18 @@ import org.slf4j.LoggerFactory;
  * changelog is emptied and every version row becomes the stored events that stand for it ({@link TableEvents}),
  * written to the changelog, which Kafka Streams then restores into RocksDB as after a lost disk. Memory stays bounded
  * (rows stream from the table to the producer), and a takeover killed half-way starts again at the next start: the
- * table names the new changelog only once every record is in it.
+ * table names the new changelog only once every record is in it. One instance at a time takes a table over: it holds
+ * the lease {@value #TAKEOVER_LEASE} beside the table ({@link StoreLease}), and the others wait, then find the state
+ * named in the table.
  */
 final class TableTakeover {
   private static final Logger LOG = LoggerFactory.getLogger(TableTakeover.class);
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+  /** The lease object, beside the table, that one instance holds while it takes the table over. */
+  static final String TAKEOVER_LEASE = "_dimstream/takeover.lease";
+  /** A lease not renewed for this long is taken over (renewed every {@link #PROGRESS_EVERY}). */
+  static final Duration LEASE_TTL = Duration.ofSeconds(60);
   /** How long the compactor may take to apply what the versions topic holds before the table is read. */
   static final Duration CATCH_UP_TIMEOUT = Duration.ofMinutes(30);
 
@@ -68,15 +76,19 @@ final class TableTakeover {
   private final Path applicationStateDir;
   private final Supplier<Compactor> compactor;
   private final TakeoverStatus status;
+  private final String owner;
+  /** The takeover lease while this instance holds it. */
+  private volatile StoreLease heldLease;
 
   /**
    * @param partitions          the changes topic's partition count: one stream task, one changelog partition each
    * @param changelogConfig     topic configs of the changelog as Kafka Streams would create it
    * @param applicationStateDir this instance's Kafka Streams state of the application ({@code state.dir/<app id>})
+   * @param owner               this instance, as it holds table leases (host and data directory)
    */
   TableTakeover(DimensionSpec spec, DeltaTable table, StateLayouts layouts, Map<String, Object> kafka,
       String applicationId, int partitions, Map<String, String> changelogConfig, Path applicationStateDir,
-      Supplier<Compactor> compactor, TakeoverStatus status) {
+      Supplier<Compactor> compactor, TakeoverStatus status, String owner) {
     this.spec = spec;
     this.table = table;
     this.layouts = layouts;
@@ -87,6 +99,7 @@ final class TableTakeover {
     this.applicationStateDir = applicationStateDir;
     this.compactor = compactor;
     this.status = status;
+    this.owner = owner;
   }
 
   /**
@@ -97,17 +110,76 @@ final class TableTakeover {
    */
   boolean ensure() throws InterruptedException {
     try (Admin admin = Admin.create(new HashMap<>(kafka))) {
-      Optional<TopicDescription> existing = describe(admin);
-      boolean hadRecords = existing.isPresent() && hasRecords(admin);
-      String id = existing.isPresent() ? existing.get().topicId().toString() : create(admin);
-      Optional<String> reason = reason(table.latest(), id, hadRecords);
-      if (reason.isEmpty()) {
-        return false;
+      boolean toldWaiting = false;
+      while (true) {
+        if (findReason(admin, false).isEmpty()) {
+          return false;
+        }
+        // one instance takes the table over; the others wait for it and then find the state named in the table
+        StoreLease.Attempt attempt = lease();
+        if (attempt.lease() == null) {
+          if (!toldWaiting) {
+            LOG.info("Takeover of {}: {} holds {} and takes the table over; waiting for it", spec.name(),
+                attempt.holder(), TAKEOVER_LEASE);
+            toldWaiting = true;
+          }
+          status.phase("waiting for " + attempt.holder() + ", which takes the table over");
+          Thread.sleep(1_000);
+          continue;
+        }
+        try (StoreLease held = attempt.lease()) {
+          heldLease = held;
+          Optional<String> reason = findReason(admin, true); // the other instance may have finished meanwhile
+          if (reason.isEmpty()) {
+            return false;
+          }
+          takeOver(admin, reason.get());
+          return true;
+        } finally {
+          heldLease = null;
+        }
       }
-      takeOver(admin, reason.get(), existing.isPresent());
-      return true;
     } finally {
       status.done();
+    }
+  }
+
+  /**
+   * Why the state must be rebuilt from the table now, or empty when it holds the table's history.
+   *
+   * @param holdsLease whether this instance holds the takeover lease; only then may it record in the table that the
+   *     state it found holds the table's history (without, it answers with a reason, to take the lease first)
+   */
+  private Optional<String> findReason(Admin admin, boolean holdsLease) throws InterruptedException {
+    Optional<TopicDescription> existing = describe(admin);
+    boolean hadRecords = existing.isPresent() && hasRecords(admin);
+    String id = existing.isPresent() ? existing.get().topicId().toString() : create(admin);
+    return reason(table.latest(), id, hadRecords, holdsLease);
+  }
+
+  private StoreLease.Attempt lease() {
+    try {
+      return StoreLease.tryAcquire(table.store(), TAKEOVER_LEASE, owner, LEASE_TTL, Clock.systemUTC());
+    } catch (IOException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not take the lease " + TAKEOVER_LEASE + ": " + e);
+    }
+  }
+
+  /** Renews the takeover lease; stops the takeover if another instance took the lease meanwhile. */
+  private void heartbeat() {
+    StoreLease held = heldLease;
+    if (held == null) {
+      return;
+    }
+    try {
+      Optional<String> other = held.renew();
+      if (other.isPresent()) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, other.get() + " took the lease " + held.describe()
+            + " while this instance was taking the table over (a pause longer than " + LEASE_TTL.toSeconds()
+            + " s?)");
+      }
+    } catch (IOException e) {
+      LOG.warn("Could not renew the takeover lease {}: {}", held.describe(), e.toString());
     }
   }
 
@@ -115,7 +187,8 @@ final class TableTakeover {
    * Why the state in the changelog {@code changelogId} does not hold the table's history, or empty when it does (and
    * the table then names it, recorded here for a table that did not yet).
    */
-  private Optional<String> reason(Snapshot s, String changelogId, boolean changelogHasRecords) {
+  private Optional<String> reason(Snapshot s, String changelogId, boolean changelogHasRecords,
+      boolean holdsLease) {
     long builtFrom = s.txnVersion(StateMarkers.state(spec.name(), changelogId));
     if (builtFrom >= 0) {
       long batch = s.txnVersion(StateMarkers.batch(spec.name()));
@@ -132,6 +205,9 @@ final class TableTakeover {
         .anyMatch(app -> app.startsWith(StateMarkers.statePrefix(spec.name())));
     if (!tableHasRows || (!namesOtherState && changelogHasRecords)) {
       // a new table, or one an earlier release kept from this very state: the state holds all of it
+      if (!holdsLease) {
+        return Optional.of("the table does not name its state yet");
+      }
       record(s.version(), changelogId);
       LOG.info("The table of {} names the state in {} (topic id {}) as built from table version {}{}", spec.name(),
           changelog, changelogId, s.version(), tableHasRows ? " (state kept by an earlier release)" : "");
@@ -141,11 +217,11 @@ final class TableTakeover {
         : "the table was written without this state (a backfill, a snapshot, another cluster)");
   }
 
-  private void takeOver(Admin admin, String reason, boolean changelogExists) throws InterruptedException {
+  private void takeOver(Admin admin, String reason) throws InterruptedException {
     status.started(reason);
     LOG.info("Taking over the table of {} at {}: {}", spec.name(), table.location(), reason);
     awaitCompactor();
-    if (changelogExists) {
+    if (hasRecords(admin)) {
       status.phase("emptying the state");
       recreate(admin);
     }
@@ -154,6 +230,10 @@ final class TableTakeover {
         "the changelog topic vanished while being recreated")).topicId().toString();
     Snapshot s = table.latest();
     long rows = s.rowCount();
+    heartbeat();
+    // so that a later start never mistakes what this takeover leaves half-written for a state to keep
+    table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.takeoverStarted(spec.name(), id), s.version()))
+        .apply(List.of());
     EventStoreRecords records = new EventStoreRecords(spec, layouts, partitions);
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       AtomicReference<Exception> failed = new AtomicReference<>();
@@ -167,6 +247,7 @@ final class TableTakeover {
         throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
       }
     }
+    heartbeat();
     record(s.version(), id);
     LOG.info("Took over table version {} of {} in {} s: {} rows into {} (topic id {})", s.version(), spec.name(),
         status.elapsedMillis() / 1000, rows, changelog, id);
@@ -209,6 +290,7 @@ final class TableTakeover {
             + CATCH_UP_TIMEOUT.toMinutes() + " minutes (lag " + (c == null ? -1 : c.lag()) + " records)");
       }
       if (System.nanoTime() > nextLog) {
+        heartbeat();
         LOG.info("Takeover of {} waits for the compactor to apply the versions topic (lag {} records)", spec.name(),
             c == null ? -1 : c.lag());
         nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
@@ -236,6 +318,7 @@ final class TableTakeover {
           throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
         }
         if (System.nanoTime() > nextLog) {
+          heartbeat();
           status.describe().ifPresent(d -> LOG.info("{}: {}", spec.name(), d));
           nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
         }

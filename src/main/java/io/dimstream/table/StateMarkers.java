@@ -16,7 +16,16 @@ public final class StateMarkers {
     return dimension + "-state-" + changelogTopicId;
   }
 
-  /** The prefix of every {@link #state} appId of a dimension. */
+  /**
+   * The appId a takeover records, with the table version it reads, before it writes the changelog
+   * {@code changelogTopicId}: a changelog whose {@link #state} marker is missing but whose takeover marker is there
+   * holds a takeover that did not finish, never a state to keep.
+   */
+  public static String takeoverStarted(String dimension, String changelogTopicId) {
+    return state(dimension, changelogTopicId) + "-started";
+  }
+
+  /** The prefix of every {@link #state} and {@link #takeoverStarted} appId of a dimension. */
   public static String statePrefix(String dimension) {
     return dimension + "-state-";
   }
