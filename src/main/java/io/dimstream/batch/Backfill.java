@@ -56,6 +56,8 @@ public final class Backfill {
 
   private final DimensionSpec spec;
   private final KeyRunFold keyRunFold;
+  /** Where the load into a table keeps the events its rows do not show; null outside such a load. */
+  private volatile KeptEvents.Writer kept;
 
   public Backfill(DimensionSpec spec) {
     this.spec = spec;
@@ -119,16 +121,20 @@ public final class Backfill {
       ProgressListener progress) throws IOException {
     BulkLoad bulk = DeltaTable.openOrCreate(table, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
+    kept = new KeptEvents.Writer(table, spec);
     try {
       Counts counts = run(ParallelDecode.batches(records), source, dlqFile, bulk.buckets(), bulk::bucketOf,
           (bucket, rows) -> {
             bulk.write(bucket, rows);
             versions.addAndGet(rows.size());
           }, defaultBudget(), () -> -1, progress, null);
-      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit(Operation.WRITE));
+      return committed(new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit(Operation.WRITE)));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
+      kept.abort();
       throw e;
+    } finally {
+      kept = null;
     }
   }
 
@@ -151,16 +157,35 @@ public final class Backfill {
       throws IOException {
     BulkLoad bulk = DeltaTable.openOrCreate(table, spec).bulkLoad();
     AtomicLong versions = new AtomicLong();
+    kept = new KeptEvents.Writer(table, spec);
     try (LineBlocks blocks = new LineBlocks(file)) {
       Counts counts = run(blocks, file.toString(), dlqFile, bulk.buckets(), bulk::bucketOf, (bucket, rows) -> {
         bulk.write(bucket, rows);
         versions.addAndGet(rows.size());
       }, defaultBudget(), blocks::bytesRead, progress, lines -> LineBlocks.recordsAt(file, lines));
-      return new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit(Operation.WRITE));
+      return committed(new Loaded(counts.read(), counts.rejected(), versions.get(), bulk.commit(Operation.WRITE)));
     } catch (IOException | RuntimeException e) {
       bulk.abort();
+      kept.abort();
       throw e;
+    } finally {
+      kept = null;
     }
+  }
+
+  /**
+   * Writes the manifest of the events kept beside the table, once its commit landed: a failed backfill's parts are
+   * never named, so never read. Failing here leaves the table as committed: a takeover then has its rows alone.
+   */
+  private Loaded committed(Loaded loaded) {
+    try {
+      kept.finish(loaded.commit().version());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not keep the events the rows do not show beside the table ({}): `run` will take the table over"
+          + " from its rows alone", e.toString());
+      kept.abort();
+    }
+    return loaded;
   }
 
   /**
@@ -338,7 +363,8 @@ public final class Backfill {
       for (SpillingArrivals.Spilled sp : e.getValue()) {
         run.add(new Arrival(sp.line(), binary.decodeEvent(e.getKey(), sp.event()), null, sp.valueAt()));
       }
-      rows.addAll(keyRunFold.fold(run, late, source));
+      KeptEvents.Writer keeping = kept;
+      rows.addAll(keyRunFold.fold(run, late, source, keeping == null ? null : keeping::add));
     }
     sink.accept(shard, rows);
     return rows.size();

@@ -9,6 +9,8 @@ import io.dimstream.history.FoldStep;
 import io.dimstream.history.InMemoryHistoryStore;
 import io.dimstream.history.IncrementalHistory;
 import io.dimstream.history.Scd2Fold;
+import io.dimstream.history.StoredEvent;
+import io.dimstream.history.TableEvents;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Folds one key's events, given in arrival order, once: the lateness horizon is judged in arrival order as the
@@ -55,22 +58,30 @@ final class KeyRunFold {
    * @param source names the input in log lines
    */
   List<Version> fold(List<Arrival> arrivals, List<DeadLetter> rejected, String source) {
+    return fold(arrivals, rejected, source, null);
+  }
+
+  /**
+   * As {@link #fold(List, List, String)}, also handing {@code hidden} the key's stored events its versions do not
+   * show ({@link TableEvents#hidden}), when it is not null.
+   */
+  List<Version> fold(List<Arrival> arrivals, List<DeadLetter> rejected, String source, Consumer<StoredEvent> hidden) {
     if (spec.history().isScd1() || expressions.derivesFromPrev() || anyPartial(arrivals)) {
       // A derived value that reads prev (or an event's missing columns, filled from the version before it) depends
       // on the events folded before it, and so on arrival order (an expression that fails on a late re-fold
       // rejects the late event); scd1 turns closes into retractions as the engine emits them: the engine's path
       // gives exactly the streaming history and dead letters.
-      return replay(arrivals, rejected, source);
+      return replay(arrivals, rejected, source, hidden);
     }
     List<DeadLetter> late = new ArrayList<>();
     try {
-      List<Version> versions = foldOnce(arrivals, late);
+      List<Version> versions = foldOnce(arrivals, late, hidden);
       rejected.addAll(late);
       return versions;
     } catch (RuntimeException e) {
       // A failing fold step is a bug; the incremental engine isolates it to the one event, so this key takes
       // the engine's path to dead-letter exactly what the streaming path would.
-      return replay(arrivals, rejected, source);
+      return replay(arrivals, rejected, source, hidden);
     }
   }
 
@@ -93,7 +104,7 @@ final class KeyRunFold {
    * alone here: it gives the event the value every fold of the engine gives it, and fails where the engine's
    * first fold of the event fails.
    */
-  private List<Version> foldOnce(List<Arrival> arrivals, List<DeadLetter> late) {
+  private List<Version> foldOnce(List<Arrival> arrivals, List<DeadLetter> late, Consumer<StoredEvent> hidden) {
     List<Arrival> accepted = new ArrayList<>(arrivals.size());
     Sequence newest = null;
     for (Arrival a : arrivals) {
@@ -134,10 +145,22 @@ final class KeyRunFold {
         run.add(accepted.get(i).event());
       }
     }
-    return Scd2Fold.foldKey(step, run);
+    List<Version> versions = Scd2Fold.foldKey(step, run);
+    if (hidden != null) {
+      // the events as the engine would store them: each with the version open after it
+      List<StoredEvent> stored = new ArrayList<>(run.size());
+      Version open = null;
+      for (ChangeEvent e : run) {
+        open = step.apply(open, e).open();
+        stored.add(new StoredEvent(e, open));
+      }
+      TableEvents.hidden(stored, versions, spec.history(), engine).forEach(hidden);
+    }
+    return versions;
   }
 
-  private List<Version> replay(List<Arrival> arrivals, List<DeadLetter> rejected, String source) {
+  private List<Version> replay(List<Arrival> arrivals, List<DeadLetter> rejected, String source,
+      Consumer<StoredEvent> hidden) {
     InMemoryHistoryStore store = new InMemoryHistoryStore();
     VersionsById rows = new VersionsById();
     for (Arrival a : arrivals) {
@@ -149,6 +172,13 @@ final class KeyRunFold {
         rejected.add(DeadLetter.of(a, r.reason(), r.detail()));
       }
     }
-    return rows.sorted();
+    List<Version> versions = rows.sorted();
+    if (hidden != null && !arrivals.isEmpty()) {
+      long[] lowest = new long[spec.sequence().size()];
+      java.util.Arrays.fill(lowest, Long.MIN_VALUE);
+      List<StoredEvent> stored = store.eventsFrom(arrivals.get(0).event().key(), Sequence.of(lowest));
+      TableEvents.hidden(stored, versions, spec.history(), engineStep.history()).forEach(hidden);
+    }
+    return versions;
   }
 }

@@ -1,8 +1,13 @@
 package io.dimstream.history;
 
 import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.spec.HistoryMode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -19,7 +24,8 @@ import java.util.Optional;
  *
  * <p>What a row cannot tell: events that changed nothing visible in it (an upsert equal to its version, a delete with
  * nothing open) and the values a type-1 column had before its last overwrite. An event arriving later that lands
- * between such events is folded as if they had not been sent.
+ * between such events is folded as if they had not been sent, unless the writer of the rows kept those events
+ * ({@link #hidden}) and the taker-over stores them after the rest.
  */
 public final class TableEvents {
   private TableEvents() {}
@@ -41,5 +47,37 @@ public final class TableEvents {
       return Optional.empty();
     }
     return Optional.of(new StoredEvent(ChangeEvent.delete(row.key(), row.validTo()), mode.isScd1() ? row : null));
+  }
+
+  /**
+   * The stored events of one key that its rows do not stand for: each stored event that differs from the
+   * {@link #opening} or {@link #closing} event a taker-over derives at its sequence from {@code rows}, among the events
+   * the engine's store keeps after pruning (those from the newest one below the key's lateness cutoff on). Stored after
+   * the rows' events, they give the taker-over exactly the engine's state.
+   *
+   * @param stored the key's stored events in sequence order (one per sequence), as the engine holds them
+   * @param rows   the key's rows folded from them
+   */
+  public static List<StoredEvent> hidden(List<StoredEvent> stored, List<Version> rows, HistoryMode mode,
+      IncrementalHistory engine) {
+    if (stored.isEmpty()) {
+      return List.of();
+    }
+    Map<Sequence, StoredEvent> shown = new HashMap<>();
+    rows.forEach(r -> closing(r, mode).ifPresent(e -> shown.put(e.sequence(), e)));
+    rows.forEach(r -> shown.put(r.validFrom(), opening(r)));
+    StoredEvent newest = stored.get(stored.size() - 1);
+    long cutoff = engine.pruneCutoff(new KeyState(newest.sequence(), newest.openAfter()));
+    int from = 0;
+    for (int i = 0; i < stored.size() && stored.get(i).sequence().first() < cutoff; i++) {
+      from = i; // the newest event below the cutoff stays, as the anchor of a later re-fold
+    }
+    List<StoredEvent> out = new ArrayList<>();
+    for (StoredEvent e : stored.subList(from, stored.size())) {
+      if (!e.equals(shown.get(e.sequence()))) {
+        out.add(e);
+      }
+    }
+    return out;
   }
 }

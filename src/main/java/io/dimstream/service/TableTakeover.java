@@ -1,5 +1,6 @@
 package io.dimstream.service;
 
+import io.dimstream.batch.KeptEvents;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.history.TableEvents;
@@ -213,6 +214,9 @@ final class TableTakeover {
           changelog, changelogId, s.version(), tableHasRows ? " (state kept by an earlier release)" : "");
       return Optional.empty();
     }
+    if (s.txnVersion(StateMarkers.takeoverStarted(spec.name(), changelogId)) >= 0) {
+      return Optional.of("a takeover into this changelog did not finish");
+    }
     return Optional.of(namesOtherState ? "its state was built in another Kafka cluster, or lost"
         : "the table was written without this state (a backfill, a snapshot, another cluster)");
   }
@@ -238,10 +242,12 @@ final class TableTakeover {
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       AtomicReference<Exception> failed = new AtomicReference<>();
       // closing deletes first: a version that starts where another ended replaces the delete stored there
-      status.phase("writing the deletes that closed versions (1 of 2)", s.version(), rows);
+      status.phase("writing the deletes that closed versions (1 of 3)", s.version(), rows);
       send(producer, records, s, v -> TableEvents.closing(v, spec.history()), failed);
-      status.phase("writing the upserts that opened versions (2 of 2)", s.version(), rows);
+      status.phase("writing the upserts that opened versions (2 of 3)", s.version(), rows);
       send(producer, records, s, v -> Optional.of(TableEvents.opening(v)), failed);
+      // last: an event kept at the sequence of a row's derived one is the one the engine stored there
+      keptByBackfill(s).ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
       producer.flush();
       if (failed.get() != null) {
         throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
@@ -249,6 +255,7 @@ final class TableTakeover {
     }
     heartbeat();
     record(s.version(), id);
+    keptByBackfill(s).ifPresent(this::forget);
     LOG.info("Took over table version {} of {} in {} s: {} rows into {} (topic id {})", s.version(), spec.name(),
         status.elapsedMillis() / 1000, rows, changelog, id);
   }
@@ -265,6 +272,55 @@ final class TableTakeover {
       return horizon / perDay + "d";
     }
     return kind == io.dimstream.types.ColumnType.Kind.TIMESTAMP ? horizon / 1000 + "ms" : Long.toString(horizon);
+  }
+
+  /**
+   * The events the backfill that wrote the table kept beside it, when they still describe the table: no state was
+   * built from it yet (a takeover that did not finish aside) and no batch write changed it since.
+   */
+  private Optional<KeptEvents.Kept> keptByBackfill(Snapshot s) {
+    boolean stateBuilt = s.txnVersions().keySet().stream().anyMatch(app ->
+        app.startsWith(StateMarkers.statePrefix(spec.name())) && !app.endsWith(StateMarkers.STARTED_SUFFIX));
+    if (stateBuilt || s.txnVersion(StateMarkers.batch(spec.name())) >= 0) {
+      return Optional.empty();
+    }
+    try {
+      return KeptEvents.find(table.store()).filter(k -> k.tableVersion() <= s.version());
+    } catch (IOException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not read the events the backfill kept under "
+          + table.store().describe(KeptEvents.DIR) + ": " + e);
+    }
+  }
+
+  private void sendKept(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records, KeptEvents.Kept kept,
+      long tableVersion, AtomicReference<Exception> failed) {
+    status.phase("writing the events the backfill kept, which the rows do not show (3 of 3)", tableVersion,
+        kept.events());
+    try {
+      kept.forEach((key, value) -> {
+        EventStoreRecords.ChangelogRecord r = records.of(key, value);
+        producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), (md, ex) -> {
+          if (ex != null) {
+            failed.compareAndSet(null, ex);
+          }
+        });
+        status.rowRead();
+      });
+      LOG.info("Took over {} events the backfill kept beside the table, which its rows do not show", kept.events());
+    } catch (IOException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not read the events the backfill kept under "
+          + table.store().describe(KeptEvents.DIR) + ": " + e);
+    }
+  }
+
+  /** Deletes the backfill's kept events: the state holds them now, and once `run` writes the table they describe it no more. */
+  private void forget(KeptEvents.Kept kept) {
+    try {
+      kept.delete();
+    } catch (IOException e) {
+      LOG.warn("Could not delete the events the backfill kept under {}: {}", table.store().describe(KeptEvents.DIR),
+          e.toString());
+    }
   }
 
   /** Waits until the compactor applied what the versions topic holds: the table must be complete before it is read. */

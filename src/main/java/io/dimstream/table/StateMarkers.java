@@ -22,8 +22,11 @@ public final class StateMarkers {
    * holds a takeover that did not finish, never a state to keep.
    */
   public static String takeoverStarted(String dimension, String changelogTopicId) {
-    return state(dimension, changelogTopicId) + "-started";
+    return state(dimension, changelogTopicId) + STARTED_SUFFIX;
   }
+
+  /** The end of every {@link #takeoverStarted} appId. */
+  public static final String STARTED_SUFFIX = "-started";
 
   /** The prefix of every {@link #state} and {@link #takeoverStarted} appId of a dimension. */
   public static String statePrefix(String dimension) {

@@ -45,4 +45,10 @@ public final class EventStoreRecords {
     byte[] key = RocksDbHistoryStore.eventKey(keyBytes, stored.sequence()).get();
     return new ChangelogRecord(BusinessKeyPartitioner.partition(keyBytes, partitions), key, state.encode(stored));
   }
+
+  /** The record of an event-store entry already in store form ({@code key} from {@link #of}): its task's partition. */
+  public ChangelogRecord of(byte[] key, byte[] value) {
+    byte[] keyBytes = java.util.Arrays.copyOf(key, key.length - 8 * sequenceParts);
+    return new ChangelogRecord(BusinessKeyPartitioner.partition(keyBytes, partitions), key, value);
+  }
 }
