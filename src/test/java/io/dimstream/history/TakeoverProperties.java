@@ -462,6 +462,41 @@ class TakeoverProperties {
     tally.assertCovers("shouldGiveTheFoldOfTheWholeStreamAcrossHandOvers", 0.03);
   }
 
+  /**
+   * A backfill that keeps the events its rows do not show ({@link TableEvents#hidden}, as `dimstream backfill` does)
+   * hands over exactly: the first takeover stores them after the rows' events, and the table after any streamed
+   * suffix is the fold of the whole stream, with no precondition at all.
+   */
+  @Test
+  void shouldGiveTheFoldOfTheWholeStreamAfterABackfillThatKeptItsHiddenEvents() {
+    Tally tally = new Tally();
+    qt().withExamples(1_500).forAll(handOvers()).checkAssert(h -> {
+      tally.checked(h);
+      IncrementalHistory engine = new IncrementalHistory(h.tracked(), Long.MAX_VALUE, h.mode());
+      InMemoryHistoryStore backfilled = new InMemoryHistoryStore();
+      h.prefix().forEach(e -> engine.apply(backfilled, e)); // the events as the engine stores them
+      List<Version> table = Scd2Fold.fold(h.tracked(), h.mode(), h.prefix());
+      InMemoryHistoryStore store = takeOver(table, h.mode());
+      for (BusinessKey key : counting(h.prefix()).keySet()) {
+        List<Version> rows = table.stream().filter(v -> v.key().equals(key)).toList();
+        TableEvents.hidden(backfilled.eventsFrom(key, Sequence.of(Long.MIN_VALUE)), rows, h.mode(), engine)
+            .forEach(e -> store.putEvent(key, e));
+        List<StoredEvent> events = store.eventsFrom(key, Sequence.of(Long.MIN_VALUE));
+        StoredEvent newest = events.get(events.size() - 1);
+        store.putCurrent(key, new KeyState(newest.sequence(), newest.openAfter()));
+      }
+      VersionsById rows = new VersionsById();
+      table.forEach(rows::put);
+      for (ChangeEvent e : h.stream().subList(h.c(), h.stream().size())) {
+        if (engine.apply(store, e) instanceof ApplyResult.Applied a) {
+          rows.apply(a.changes());
+        }
+      }
+      assertThat(rows.sorted()).isEqualTo(Scd2Fold.fold(h.tracked(), h.mode(), h.stream()));
+    });
+    tally.assertCovers("shouldGiveTheFoldOfTheWholeStreamAfterABackfillThatKeptItsHiddenEvents", 0.03);
+  }
+
   @Test
   void shouldChangeNothingWhenTheOverlapIsSentAgain() {
     Tally tally = new Tally();
