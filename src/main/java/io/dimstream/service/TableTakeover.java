@@ -225,13 +225,14 @@ final class TableTakeover {
     status.started(reason);
     LOG.info("Taking over the table of {} at {}: {}", spec.name(), table.location(), reason);
     awaitCompactor();
+    String id;
     if (hasRecords(admin)) {
       status.phase("emptying the state");
-      recreate(admin);
+      id = recreate(admin);
+    } else {
+      id = described(admin);
     }
     wipeLocalState();
-    String id = describe(admin).orElseThrow(() -> ServiceErrors.takeoverFailed(spec, changelog,
-        "the changelog topic vanished while being recreated")).topicId().toString();
     Snapshot s = table.latest();
     long rows = s.rowCount();
     heartbeat();
@@ -242,10 +243,10 @@ final class TableTakeover {
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       AtomicReference<Exception> failed = new AtomicReference<>();
       // closing deletes first: a version that starts where another ended replaces the delete stored there
-      status.phase("writing the deletes that closed versions (1 of 3)", s.version(), rows);
-      send(producer, records, s, v -> TableEvents.closing(v, spec.history()), failed);
+      status.phase("writing the deletes that closed versions (1 of 3)", s.version(), s.closedRowCount());
+      send(producer, records, s::closed, v -> TableEvents.closing(v, spec.history()), failed);
       status.phase("writing the upserts that opened versions (2 of 3)", s.version(), rows);
-      send(producer, records, s, v -> Optional.of(TableEvents.opening(v)), failed);
+      send(producer, records, s::scan, v -> Optional.of(TableEvents.opening(v)), failed);
       // last: an event kept at the sequence of a row's derived one is the one the engine stored there
       keptByBackfill(s).ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
       producer.flush();
@@ -355,10 +356,11 @@ final class TableTakeover {
     }
   }
 
-  private void send(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records, Snapshot s,
-      Function<Version, Optional<StoredEvent>> events, AtomicReference<Exception> failed) {
+  private void send(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records,
+      Supplier<Stream<Version>> scan, Function<Version, Optional<StoredEvent>> events,
+      AtomicReference<Exception> failed) {
     long nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
-    try (Stream<Version> rows = s.scan()) {
+    try (Stream<Version> rows = scan.get()) {
       for (var it = rows.iterator(); it.hasNext(); ) {
         Optional<StoredEvent> e = events.apply(it.next());
         status.rowRead();
@@ -457,8 +459,28 @@ final class TableTakeover {
     }
   }
 
-  /** Deletes the changelog and creates it anew, empty (Kafka cannot truncate a compacted topic). */
-  private void recreate(Admin admin) throws InterruptedException {
+  /**
+   * The changelog's topic id; it was created moments ago, and a broker's metadata may not show a new topic at once.
+   */
+  private String described(Admin admin) throws InterruptedException {
+    long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+    while (true) {
+      Optional<TopicDescription> d = describe(admin);
+      if (d.isPresent()) {
+        return d.get().topicId().toString();
+      }
+      if (System.nanoTime() > deadline) {
+        throw ServiceErrors.takeoverFailed(spec, changelog, "it was created, but the brokers did not show it within "
+            + ADMIN_TIMEOUT.toSeconds() + " s");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /**
+   * Deletes the changelog and creates it anew, empty (Kafka cannot truncate a compacted topic); returns its new id.
+   */
+  private String recreate(Admin admin) throws InterruptedException {
     try {
       admin.deleteTopics(List.of(changelog)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -471,7 +493,7 @@ final class TableTakeover {
       }
       Thread.sleep(200);
     }
-    create(admin);
+    return create(admin);
   }
 
   /**

@@ -86,8 +86,17 @@ public final class Snapshot {
    * dimstream wrote); -1 when a file has no statistics.
    */
   public long rowCount() {
+    return rowCount(state.adds.values());
+  }
+
+  /** As {@link #rowCount()}, of the closed versions alone (the files {@link #closed} reads). */
+  public long closedRowCount() {
+    return rowCount(state.adds.values().stream().filter(a -> !isCurrentFile(a)).toList());
+  }
+
+  private long rowCount(java.util.Collection<AddFile> files) {
     long n = 0;
-    for (AddFile a : state.adds.values()) {
+    for (AddFile a : files) {
       long r = table.stats(a, layout).numRecords;
       if (r < 0) {
         return -1;
@@ -106,6 +115,12 @@ public final class Snapshot {
   public Stream<Version> current() {
     List<AddFile> files = state.adds.values().stream().filter(this::isCurrentFile).toList();
     return stream(files, Version::isCurrent);
+  }
+
+  /** The closed versions only, read from the files outside the current partition. Close the stream. */
+  public Stream<Version> closed() {
+    List<AddFile> files = state.adds.values().stream().filter(a -> !isCurrentFile(a)).toList();
+    return stream(files, v -> !v.isCurrent());
   }
 
   /**

@@ -117,7 +117,8 @@ class TakeoverCrashIT {
       assertThat(service.stop()).isZero();
     }
     List<ChangeEvent> events = stream.events();
-    TakeoverIT.assertTableIsTheFoldOf(spec, events, cut, table, DeltaTable.open(table));
+    // the backfill's kept events survive the killed takeover: the one after it is exact for every key
+    TakeoverIT.assertTableIsTheFoldOf(spec, events, 0, table, DeltaTable.open(table));
     List<Version> rows = EndToEndIT.sorted(KernelReader.latest(table, spec));
     assertThat(rows.stream().filter(Version::isCurrent).map(Version::key).distinct().count())
         .as("no key has two open rows").isEqualTo(rows.stream().filter(Version::isCurrent).count());

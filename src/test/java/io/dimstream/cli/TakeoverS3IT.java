@@ -52,7 +52,8 @@ class TakeoverS3IT {
       }
       assertThat(Files.readString(log)).contains("Taking over the table of " + spec.name() + " at " + table);
       assertThat(dir.resolve("table")).as("nothing was written to the spec's local table_path").doesNotExist();
-      TakeoverIT.assertTableIsTheFoldOf(spec, stream.events(), stream.events().size() / 2,
+      // backfill then run: exact for every key (the backfill kept the events its rows do not show)
+      TakeoverIT.assertTableIsTheFoldOf(spec, stream.events(), 0,
           objects.resolve("dims").resolve("customers"), DeltaTable.open(s3.store("dims", "customers")));
     }
   }
