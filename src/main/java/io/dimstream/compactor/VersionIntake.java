@@ -26,6 +26,9 @@ final class VersionIntake {
 
   /** The record's version change, or null (its offset still counts as read) when there is none to apply. */
   VersionChange applicable(ConsumerRecord<byte[], byte[]> r) {
+    if (r.headers().lastHeader(io.dimstream.model.VersionRecordHeaders.FROM_TABLE) != null) {
+      return null; // a row of the table replayed to the topic: the table holds it already
+    }
     VersionChange change;
     try {
       change = decoder.decode(r.key(), r.value());

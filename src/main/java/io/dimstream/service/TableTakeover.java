@@ -2,9 +2,11 @@ package io.dimstream.service;
 
 import io.dimstream.batch.KeptEvents;
 import io.dimstream.compactor.Compactor;
+import io.dimstream.compactor.VersionsTopicIdentity;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.history.TableEvents;
 import io.dimstream.model.Version;
+import io.dimstream.model.VersionRecordHeaders;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.storage.StoreLease;
@@ -12,7 +14,9 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Operation;
 import io.dimstream.table.Snapshot;
 import io.dimstream.table.StateMarkers;
+import io.dimstream.topology.DimensionTopology;
 import io.dimstream.topology.EventStoreRecords;
+import io.dimstream.topology.TableVersionRecords;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +37,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -50,7 +55,10 @@ import org.slf4j.LoggerFactory;
  * ({@link StateMarkers}); when the changelog the service finds is not named there (the table was backfilled, the state
  * or the whole Kafka cluster was lost, an older release wrote it) or a batch write changed the table since, the
  * changelog is emptied and every version row becomes the stored events that stand for it ({@link TableEvents}),
- * written to the changelog, which Kafka Streams then restores into RocksDB as after a lost disk. Memory stays bounded
+ * written to the changelog, which Kafka Streams then restores into RocksDB as after a lost disk. The events a backfill
+ * kept beside the table ({@link KeptEvents}) follow the rows' events; and a versions topic that does not hold the
+ * table's rows (a new cluster's, or beside a backfilled table) gets each of them, marked as from the table, so that
+ * its readers find the whole history there (the compactor skips them). Memory stays bounded
  * (rows stream from the table to the producer), and a takeover killed half-way starts again at the next start: the
  * table names the new changelog only once every record is in it. One instance at a time takes a table over: it holds
  * the lease {@value #TAKEOVER_LEASE} beside the table ({@link StoreLease}), and the others wait, then find the state
@@ -244,9 +252,11 @@ final class TableTakeover {
       AtomicReference<Exception> failed = new AtomicReference<>();
       // closing deletes first: a version that starts where another ended replaces the delete stored there
       status.phase("writing the deletes that closed versions (1 of 3)", s.version(), s.closedRowCount());
-      send(producer, records, s::closed, v -> TableEvents.closing(v, spec.history()), failed);
-      status.phase("writing the upserts that opened versions (2 of 3)", s.version(), rows);
-      send(producer, records, s::scan, v -> Optional.of(TableEvents.opening(v)), failed);
+      send(producer, records, s::closed, v -> TableEvents.closing(v, spec.history()), null, failed);
+      TableVersionRecords replay = versionsReplay(admin, s);
+      status.phase("writing the upserts that opened versions" + (replay == null ? "" : ", and every version to "
+          + spec.topics().versions() + ", which does not hold them,") + " (2 of 3)", s.version(), rows);
+      send(producer, records, s::scan, v -> Optional.of(TableEvents.opening(v)), replay, failed);
       // last: an event kept at the sequence of a row's derived one is the one the engine stored there
       keptByBackfill(s).ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
       producer.flush();
@@ -356,21 +366,35 @@ final class TableTakeover {
     }
   }
 
+  /**
+   * Sends, for each row {@code scan} gives, the stored event {@code events} makes of it to the changelog, and the row
+   * itself to the versions topic when {@code replay} is not null.
+   */
   private void send(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records,
-      Supplier<Stream<Version>> scan, Function<Version, Optional<StoredEvent>> events,
+      Supplier<Stream<Version>> scan, Function<Version, Optional<StoredEvent>> events, TableVersionRecords replay,
       AtomicReference<Exception> failed) {
     long nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
+    Callback onFailure = (md, ex) -> {
+      if (ex != null) {
+        failed.compareAndSet(null, ex);
+      }
+    };
     try (Stream<Version> rows = scan.get()) {
       for (var it = rows.iterator(); it.hasNext(); ) {
-        Optional<StoredEvent> e = events.apply(it.next());
+        Version row = it.next();
+        Optional<StoredEvent> e = events.apply(row);
         status.rowRead();
         if (e.isPresent()) {
           EventStoreRecords.ChangelogRecord r = records.of(e.get());
-          producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), (md, ex) -> {
-            if (ex != null) {
-              failed.compareAndSet(null, ex);
-            }
-          });
+          producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), onFailure);
+        }
+        if (replay != null) {
+          TableVersionRecords.VersionRecord v = replay.of(row);
+          ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(spec.topics().versions(), v.partition(),
+              v.key(), v.value());
+          record.headers().add(DimensionTopology.CHANGE_HEADER, v.change())
+              .add(VersionRecordHeaders.FROM_TABLE, v.fromTable());
+          producer.send(record, onFailure);
         }
         if (failed.get() != null) {
           throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
@@ -381,6 +405,29 @@ final class TableTakeover {
           nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
         }
       }
+    }
+  }
+
+  /**
+   * The table's rows as records for a versions topic that does not hold them (a new cluster's, or beside a backfilled
+   * table), so that its readers find the table's history there; null when the topic is the one the table's offsets
+   * name.
+   */
+  private TableVersionRecords versionsReplay(Admin admin, Snapshot s) throws InterruptedException {
+    String topic = spec.topics().versions();
+    try {
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      d.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+      Map<Integer, Long> ends = new HashMap<>();
+      admin.listOffsets(latest).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .forEach((tp, o) -> ends.put(tp.partition(), o.offset()));
+      VersionsTopicIdentity identity = new VersionsTopicIdentity(spec.name(), topic, d.topicId());
+      return VersionsTopicIdentity.tableFollows(identity, s, ends) ? null
+          : new TableVersionRecords(spec, d.partitions().size());
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not read the versions topic " + topic + ": " + e);
     }
   }
 

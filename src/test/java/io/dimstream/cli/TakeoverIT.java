@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.dimstream.batch.KeptEvents;
+import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.history.HiddenEvents;
 import io.dimstream.history.Scd2Fold;
-import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.BusinessKey;
+import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import io.dimstream.model.VersionId;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.ExampleSpec;
 import io.dimstream.service.KafkaClients;
+import io.dimstream.service.TopicReader;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
@@ -30,8 +34,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -66,6 +70,7 @@ class TakeoverIT {
       awaitStarted(service, spec, log);
       ProduceCommand.produce(spec, halves.get(1), KafkaClients.properties(spec, null));
       awaitCaughtUp(service, spec, log, () -> DeltaTable.open(table()));
+      assertVersionsTopicHoldsTheTable(spec);
       assertThat(service.stop()).isZero();
     }
     // the backfill kept the events its rows do not show: every key is exact, none at risk
@@ -237,6 +242,27 @@ class TakeoverIT {
     assertThat(kernelRows.stream().filter(v -> !atRisk.contains(v.key())).toList()).containsExactlyElementsOf(exact);
     try (Stream<Version> rows = ours.latest().scan()) {
       assertThat(EndToEndIT.sorted(rows.toList())).containsExactlyElementsOf(kernelRows);
+    }
+  }
+
+  /**
+   * The versions topic, read to its end, holds every row of the table as its last record per version: the takeover
+   * wrote the backfilled rows to it, so its readers (enrichments, consumers) see the whole history.
+   */
+  private void assertVersionsTopicHoldsTheTable(DimensionSpec spec) {
+    VersionRecordCodec codec = VersionRecordCodec.forSpec(spec);
+    Map<VersionId, Version> last = new HashMap<>();
+    for (var r : TopicReader.readAll(KafkaClients.properties(spec, null), spec.topics().versions(), true).kept()) {
+      VersionChange c = codec.decodeChange(r.key(), r.value());
+      if (c instanceof VersionChange.Upsert u) {
+        last.put(u.id(), u.version());
+      } else {
+        last.remove(c.id());
+      }
+    }
+    try (Stream<Version> rows = DeltaTable.open(table()).latest().scan()) {
+      assertThat(EndToEndIT.sorted(new ArrayList<>(last.values()))).as("the versions topic's last record per version")
+          .containsExactlyElementsOf(EndToEndIT.sorted(rows.toList()));
     }
   }
 

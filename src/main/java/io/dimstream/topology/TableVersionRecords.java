@@ -1,0 +1,41 @@
+package io.dimstream.topology;
+
+import io.dimstream.codec.EventJson;
+import io.dimstream.codec.VersionRecordCodec;
+import io.dimstream.model.ChangeKind;
+import io.dimstream.model.Version;
+import io.dimstream.spec.DimensionSpec;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A table's rows as versions-topic records, as the topology would have written them (the same key, value, partition
+ * and {@value DimensionTopology#CHANGE_HEADER} header), marked {@value io.dimstream.model.VersionRecordHeaders#FROM_TABLE}: a takeover
+ * writes them to a versions topic that does not hold the table's history (a new cluster, a backfilled table), so its
+ * readers (enrichments, downstream consumers) find every version there, while the compactor skips them. Not
+ * thread-safe.
+ */
+public final class TableVersionRecords {
+  private static final byte[] TRUE = "true".getBytes(StandardCharsets.UTF_8);
+
+  private final EventJson json;
+  private final VersionRecordCodec.RecordEncoder encoder;
+  private final int partitions;
+
+  /** @param partitions the versions topic's partition count */
+  public TableVersionRecords(DimensionSpec spec, int partitions) {
+    this.json = new EventJson(spec);
+    this.encoder = VersionRecordCodec.forSpec(spec).encoder();
+    this.partitions = partitions;
+  }
+
+  /** One versions-topic record: where it goes, its key and value, and its two header values. */
+  public record VersionRecord(int partition, byte[] key, byte[] value, byte[] change, byte[] fromTable) {}
+
+  /** The record of {@code row}: an open version as opened, a closed one as closed. */
+  public VersionRecord of(Version row) {
+    ChangeKind kind = row.isCurrent() ? ChangeKind.OPEN : ChangeKind.CLOSE;
+    int partition = BusinessKeyPartitioner.partition(json.keyBytes(row.key()), partitions);
+    return new VersionRecord(partition, encoder.encodeKey(row.key(), row.validFrom()), encoder.encodeValue(row, kind),
+        kind.wireName().getBytes(StandardCharsets.UTF_8), TRUE);
+  }
+}
