@@ -213,8 +213,9 @@ final class TableTakeover {
     boolean namesOtherState = s.txnVersions().keySet().stream()
         .anyMatch(app -> app.startsWith(StateMarkers.statePrefix(spec.name())));
     if (!tableHasRows || (!namesOtherState && changelogHasRecords)) {
-      // a new table, or one an earlier release kept from this very state: the state holds all of it
-      if (!holdsLease) {
+      // a new table, or one an earlier release kept from this very state: the state holds all of it (naming the state
+      // of an empty table needs no lease: there is nothing to take over, and every instance names the same state)
+      if (tableHasRows && !holdsLease) {
         return Optional.of("the table does not name its state yet");
       }
       record(s.version(), changelogId);
