@@ -11,10 +11,8 @@ import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.service.CatchUp;
 import io.dimstream.spec.DimensionSpec;
-import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Operation;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -138,22 +136,7 @@ class VersionsTopicIncarnationIT {
   }
 
   private DimensionSpec spec(String name) throws Exception {
-    Path file = dir.resolve(name + ".yaml");
-    Files.writeString(file, """
-        name: %s
-        columns:
-          id: long
-          name: string
-          updated_at: timestamp
-        key: [id]
-        sequence: [updated_at]
-        service:
-          data_dir: %s
-          table_path: %s
-          partitions: 1
-          compaction: {interval: 1s, max_records: 5}
-        """.formatted(name, dir.resolve(name + "-data"), dir.resolve(name + "-table")));
-    return DimensionSpecLoader.load(file);
+    return ZombieCompactorIT.compactorSpec(dir, name);
   }
 
   private static void createTopic(String topic) throws Exception {

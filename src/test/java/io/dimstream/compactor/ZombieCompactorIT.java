@@ -187,7 +187,11 @@ class ZombieCompactorIT {
     assertThat(b.recordsApplied()).as("records the owner applied").isEqualTo(RECORDS);
   }
 
-  private DimensionSpec spec(String name) throws Exception {
+  /**
+   * A one-partition dimension {@code name} under {@code dir} whose compactor commits every 5 records or every second;
+   * shared by the compactor ITs that drive compactors directly.
+   */
+  static DimensionSpec compactorSpec(Path dir, String name) throws Exception {
     Path file = dir.resolve(name + ".yaml");
     Files.writeString(file, """
         name: %s
@@ -203,7 +207,11 @@ class ZombieCompactorIT {
           partitions: 1
           compaction: {interval: 1s, max_records: 5}
         """.formatted(name, dir.resolve(name + "-data"), dir.resolve(name + "-table")));
-    DimensionSpec spec = DimensionSpecLoader.load(file);
+    return DimensionSpecLoader.load(file);
+  }
+
+  private DimensionSpec spec(String name) throws Exception {
+    DimensionSpec spec = compactorSpec(dir, name);
     try (Admin admin = Admin.create(KAFKA.clientProperties())) {
       admin.createTopics(List.of(new NewTopic(spec.topics().versions(), 1, (short) 1))).all().get();
     }
