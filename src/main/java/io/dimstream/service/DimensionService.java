@@ -15,6 +15,8 @@ import io.dimstream.query.DeltaVersionTable;
 import io.dimstream.query.StreamsLiveQueries;
 import io.dimstream.query.TableLiveQueries;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.Snapshot;
+import io.dimstream.table.StateMarkers;
 import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
@@ -22,6 +24,7 @@ import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.topology.DimensionTopology;
+import io.dimstream.topology.EventStoreRecords;
 import io.dimstream.topology.LiveStores;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,6 +41,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -68,7 +72,6 @@ public final class DimensionService implements AutoCloseable {
   private SizePolicy sizes;
   private final StreamThreadWatch threads = new StreamThreadWatch(Clock.systemUTC());
   private final TakeoverStatus takeoverStatus = new TakeoverStatus(Clock.systemUTC());
-
   private final CountDownLatch failed = new CountDownLatch(1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private List<EnrichmentSpec> enrichments = List.of();
@@ -221,14 +224,11 @@ public final class DimensionService implements AutoCloseable {
     }
   }
 
-  /**
-   * Makes the topology's state hold the table's history before the topology starts ({@link TableTakeover}); refuses a
-   * takeover under another lateness horizon than the table was written with.
-   */
+  /** Makes the topology's state hold the table's history before the topology starts ({@link TableTakeover}). */
   private void takeOver(StateLayouts layouts, Properties props, String applicationId, int partitions) {
     Map<String, String> changelogConfig = new HashMap<>();
-    changelogConfig.put(org.apache.kafka.common.config.TopicConfig.CLEANUP_POLICY_CONFIG, "compact");
-    changelogConfig.put(org.apache.kafka.common.config.TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+    changelogConfig.put(TopicConfig.CLEANUP_POLICY_CONFIG, "compact");
+    changelogConfig.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
         Integer.toString(sizes.outputLimit()));
     Path stateDir = Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
     TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions,
@@ -237,7 +237,7 @@ public final class DimensionService implements AutoCloseable {
       takeover.ensure();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw ServiceErrors.takeoverFailed(spec, io.dimstream.topology.EventStoreRecords.changelogTopic(applicationId), "interrupted");
+      throw ServiceErrors.takeoverFailed(spec, EventStoreRecords.changelogTopic(applicationId), "interrupted");
     }
   }
 
@@ -292,9 +292,9 @@ public final class DimensionService implements AutoCloseable {
     if (!DeltaTable.exists(spec.service().tableStore())) {
       return;
     }
-    io.dimstream.table.Snapshot s = DeltaTable.open(spec.service().tableStore()).latest();
+    Snapshot s = DeltaTable.open(spec.service().tableStore()).latest();
     boolean namesState = s.txnVersions().keySet().stream()
-        .anyMatch(app -> app.startsWith(io.dimstream.table.StateMarkers.statePrefix(spec.name())));
+        .anyMatch(app -> app.startsWith(StateMarkers.statePrefix(spec.name())));
     long stored = s.spec().latenessHorizon();
     if (!namesState && s.fileCount() > 0 && stored != spec.latenessHorizon()) {
       throw ServiceErrors.lateStateSpec(spec, spec.service().tablePath(), TableTakeover.horizonText(spec, stored),

@@ -1,7 +1,7 @@
 package io.dimstream.service;
 
 import io.dimstream.spec.DimensionSpec;
-import io.dimstream.topology.DimensionTopology;
+import io.dimstream.topology.EventStoreRecords;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +27,7 @@ final class StatePartitions {
 
   /** The event-store changelog topic of the Streams application {@code applicationId}. */
   static String changelogTopic(String applicationId) {
-    return applicationId + "-" + DimensionTopology.EVENT_STORE + "-changelog";
+    return EventStoreRecords.changelogTopic(applicationId);
   }
 
   /**
