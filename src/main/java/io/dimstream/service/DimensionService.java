@@ -226,12 +226,14 @@ public final class DimensionService implements AutoCloseable {
 
   /** Makes the topology's state hold the table's history before the topology starts ({@link TableTakeover}). */
   private void takeOver(StateLayouts layouts, Properties props, String applicationId, int partitions) {
+    // as Kafka Streams would create it: its topic.* settings (max.message.bytes among them), compacted
     Map<String, String> changelogConfig = new HashMap<>();
+    props.stringPropertyNames().stream().filter(k -> k.startsWith(StreamsConfig.TOPIC_PREFIX))
+        .forEach(k -> changelogConfig.put(k.substring(StreamsConfig.TOPIC_PREFIX.length()), props.getProperty(k)));
     changelogConfig.put(TopicConfig.CLEANUP_POLICY_CONFIG, "compact");
-    changelogConfig.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-        Integer.toString(sizes.outputLimit()));
+    short replication = Short.parseShort(props.getProperty(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1"));
     Path stateDir = Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
-    TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions,
+    TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions, replication,
         changelogConfig, stateDir, compactor::current, takeoverStatus, owner());
     try {
       takeover.ensure();

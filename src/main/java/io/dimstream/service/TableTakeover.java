@@ -81,6 +81,8 @@ final class TableTakeover {
   private final Map<String, Object> kafka;
   private final String changelog;
   private final int partitions;
+  /** The changelog's replication factor; empty: the brokers' default. */
+  private final Optional<Short> replication;
   private final Map<String, String> changelogConfig;
   private final Path applicationStateDir;
   private final Supplier<Compactor> compactor;
@@ -91,19 +93,22 @@ final class TableTakeover {
 
   /**
    * @param partitions          the changes topic's partition count: one stream task, one changelog partition each
+   * @param replication         the changelog's replication factor (Kafka Streams' {@code replication.factor});
+   *                            -1 for the brokers' default
    * @param changelogConfig     topic configs of the changelog as Kafka Streams would create it
    * @param applicationStateDir this instance's Kafka Streams state of the application ({@code state.dir/<app id>})
    * @param owner               this instance, as it holds table leases (host and data directory)
    */
   TableTakeover(DimensionSpec spec, DeltaTable table, StateLayouts layouts, Map<String, Object> kafka,
-      String applicationId, int partitions, Map<String, String> changelogConfig, Path applicationStateDir,
-      Supplier<Compactor> compactor, TakeoverStatus status, String owner) {
+      String applicationId, int partitions, short replication, Map<String, String> changelogConfig,
+      Path applicationStateDir, Supplier<Compactor> compactor, TakeoverStatus status, String owner) {
     this.spec = spec;
     this.table = table;
     this.layouts = layouts;
     this.kafka = Map.copyOf(kafka);
     this.changelog = EventStoreRecords.changelogTopic(applicationId);
     this.partitions = partitions;
+    this.replication = replication > 0 ? Optional.of(replication) : Optional.empty();
     this.changelogConfig = Map.copyOf(changelogConfig);
     this.applicationStateDir = applicationStateDir;
     this.compactor = compactor;
@@ -487,7 +492,7 @@ final class TableTakeover {
     long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
     while (true) {
       try {
-        NewTopic topic = new NewTopic(changelog, Optional.of(partitions), Optional.empty()).configs(changelogConfig);
+        NewTopic topic = new NewTopic(changelog, Optional.of(partitions), replication).configs(changelogConfig);
         String id = admin.createTopics(List.of(topic)).topicId(changelog)
             .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).toString();
         LOG.info("Created the state's changelog topic {} ({} partitions, topic id {})", changelog, partitions, id);
