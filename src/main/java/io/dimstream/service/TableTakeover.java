@@ -254,6 +254,7 @@ final class TableTakeover {
     table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.takeoverStarted(spec.name(), id), s.version()))
         .apply(List.of());
     EventStoreRecords records = new EventStoreRecords(spec, layouts, partitions);
+    Optional<KeptEvents.Kept> kept = keptByBackfill(s);
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       AtomicReference<Exception> failed = new AtomicReference<>();
       // closing deletes first: a version that starts where another ended replaces the delete stored there
@@ -264,7 +265,7 @@ final class TableTakeover {
           + spec.topics().versions() + ", which does not hold them,") + " (2 of 3)", s.version(), rows);
       send(producer, records, s::scan, v -> Optional.of(TableEvents.opening(v)), replay, failed);
       // last: an event kept at the sequence of a row's derived one is the one the engine stored there
-      keptByBackfill(s).ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
+      kept.ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
       producer.flush();
       if (failed.get() != null) {
         throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
@@ -272,7 +273,7 @@ final class TableTakeover {
     }
     heartbeat();
     record(s.version(), id);
-    keptByBackfill(s).ifPresent(this::forget);
+    kept.ifPresent(this::forget);
     LOG.info("Took over table version {} of {} in {} s: {} rows into {} (topic id {})", s.version(), spec.name(),
         status.elapsedMillis() / 1000, rows, changelog, id);
   }
@@ -313,14 +314,11 @@ final class TableTakeover {
       long tableVersion, AtomicReference<Exception> failed) {
     status.phase("writing the events the backfill kept, which the rows do not show (3 of 3)", tableVersion,
         kept.events());
+    Callback onFailure = keepingFirst(failed);
     try {
       kept.forEach((key, value) -> {
         EventStoreRecords.ChangelogRecord r = records.of(key, value);
-        producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), (md, ex) -> {
-          if (ex != null) {
-            failed.compareAndSet(null, ex);
-          }
-        });
+        producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), onFailure);
         status.rowRead();
       });
       LOG.info("Took over {} events the backfill kept beside the table, which its rows do not show", kept.events());
@@ -380,11 +378,7 @@ final class TableTakeover {
       Supplier<Stream<Version>> scan, Function<Version, Optional<StoredEvent>> events, TableVersionRecords replay,
       AtomicReference<Exception> failed) {
     long nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
-    Callback onFailure = (md, ex) -> {
-      if (ex != null) {
-        failed.compareAndSet(null, ex);
-      }
-    };
+    Callback onFailure = keepingFirst(failed);
     try (Stream<Version> rows = scan.get()) {
       for (var it = rows.iterator(); it.hasNext(); ) {
         Version row = it.next();
@@ -412,6 +406,15 @@ final class TableTakeover {
         }
       }
     }
+  }
+
+  /** A send callback that keeps the first failure in {@code failed}, for the sender to stop on. */
+  private static Callback keepingFirst(AtomicReference<Exception> failed) {
+    return (md, ex) -> {
+      if (ex != null) {
+        failed.compareAndSet(null, ex);
+      }
+    };
   }
 
   /**

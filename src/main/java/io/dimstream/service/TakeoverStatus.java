@@ -41,10 +41,6 @@ final class TakeoverStatus {
     rows.incrementAndGet();
   }
 
-  long rowsRead() {
-    return rows.get();
-  }
-
   long elapsedMillis() {
     return clock.millis() - startedMillis;
   }
