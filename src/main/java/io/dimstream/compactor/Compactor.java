@@ -103,11 +103,17 @@ public final class Compactor implements Runnable, AutoCloseable {
 
   /**
    * Opens the dimension's table as its compactor writes it, creating it when there is none. The compactor commits for
-   * as long as the service runs: its checkpoints are written off the commit's path.
+   * as long as the service runs: its checkpoints are written off the commit's path, and the index of the current
+   * rows lives on disk under the data directory ({@link #positionIndexDir}), where the next start finds it.
    */
   public static DeltaTable openTable(DimensionSpec spec) {
     return DeltaTable.openOrCreate(spec.service().tableStore(), spec, spec.tableProperties(),
-        TableOptions.defaults().withBackgroundCheckpoints(true));
+        TableOptions.defaults().withBackgroundCheckpoints(true).withPositionIndexDir(positionIndexDir(spec)));
+  }
+
+  /** Where the compactor keeps the index of the table's current rows: {@code <data_dir>/position-index/<name>}. */
+  public static java.nio.file.Path positionIndexDir(DimensionSpec spec) {
+    return spec.service().dataDir().resolve("position-index").resolve(spec.name());
   }
 
   /** Sets the probe called at the steps of each batch's commit (tests pause a compactor there); before {@link #run}. */

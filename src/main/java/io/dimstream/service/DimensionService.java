@@ -412,6 +412,9 @@ public final class DimensionService implements AutoCloseable {
     if (compactor != null) {
       compactor.stop(Duration.ofSeconds(60));
     }
+    if (table != null) {
+      table.closeLocalState(); // the position index on disk, for the next start
+    }
     if (broker != null) {
       broker.close();
     }

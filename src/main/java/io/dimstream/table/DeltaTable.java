@@ -80,7 +80,7 @@ public final class DeltaTable {
     this.checkpointer = new Checkpointer(log, options.backgroundCheckpoints());
     this.writer = new CommitWriter(snapshots, options.clock(), checkpointer::writeIfDue);
     this.retry = new CommitRetry(log, options);
-    this.positions = new CurrentRowIndex(root);
+    this.positions = new CurrentRowIndex(root, options.positionIndexDir());
   }
 
   /** Creates a table for {@code spec} at {@code path} with default {@link TableOptions}. */
@@ -455,6 +455,15 @@ public final class DeltaTable {
    */
   public long positionIndexBytes() {
     return positions.bytes();
+  }
+
+  /**
+   * Releases what this instance holds outside the heap: the position index kept on disk ({@link
+   * TableOptions#positionIndexDir()}) is closed and stays there for the next instance. The table stays usable; a later
+   * merge-on-read commit builds its index on the heap.
+   */
+  public void closeLocalState() {
+    positions.close();
   }
 
   /** The part of {@link #positionIndexBytes()} that the closed files' row positions and identity filters take. */

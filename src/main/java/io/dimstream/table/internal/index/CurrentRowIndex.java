@@ -8,6 +8,8 @@ import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.log.TableState;
 import io.dimstream.table.internal.dv.DeletionVectorFiles;
 import io.dimstream.table.internal.dv.RoaringBitmapArray;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,12 +22,20 @@ import org.slf4j.LoggerFactory;
  * the current files, it catches up by reading the key and valid_from columns of only the files they added, removed
  * or re-marked (several compactors on one table commit between each other's commits); when most files changed it is
  * rebuilt from all current files minus their deletion vectors. Callers hold its monitor for the length of a commit.
+ *
+ * <p>Given a directory, the index lives there on disk ({@link PersistedPositionIndex}) with the table version it
+ * reflects: a restart adopts it and catches up with the commits made since, and builds it again only when it is
+ * missing, belongs to another table, or reflects a version the table no longer has. A directory that cannot be used
+ * (another process holds it) leaves the index on the heap, with a warning.
  */
-public final class CurrentRowIndex {
+public final class CurrentRowIndex implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CurrentRowIndex.class);
 
   private final ObjectStore root;
   private final ClosedFileFilters closedFilters = new ClosedFileFilters();
+  /** Where the index is kept on disk; null: on the heap. */
+  private Path persistDir;
+  private PersistedPositionIndex persisted;
   private PositionIndex index;
   private long version = -1;
   /** The newest table version whose changes the index holds: looking back to an older one means a rebuild. */
@@ -34,13 +44,25 @@ public final class CurrentRowIndex {
   private Map<String, AddFile> files = Map.of();
 
   public CurrentRowIndex(ObjectStore root) {
+    this(root, null);
+  }
+
+  /** @param persistDir where to keep the index on disk across restarts; null: on the heap */
+  public CurrentRowIndex(ObjectStore root, Path persistDir) {
     this.root = root;
+    this.persistDir = persistDir;
   }
 
   /** The index for {@code state}, rebuilt when the current files differ from those it reflects. */
   public PositionIndex at(TableState state, TableLayout layout) {
     if (index != null && version == state.version) {
       return index;
+    }
+    if (index == null && persistDir != null && persisted == null) {
+      adoptPersisted(state);
+      if (index != null && version == state.version) {
+        return index;
+      }
     }
     Map<String, AddFile> now = currentFiles(state, layout);
     if (index != null && (state.version < newest
@@ -56,7 +78,39 @@ public final class CurrentRowIndex {
     files = now;
     version = state.version;
     newest = state.version;
+    record(state);
     return index;
+  }
+
+  /** Opens the index kept in {@link #persistDir} and takes it as the index when it reflects a version of this table. */
+  private void adoptPersisted(TableState state) {
+    try {
+      persisted = PersistedPositionIndex.open(persistDir);
+    } catch (UncheckedIOException e) {
+      LOG.warn("{}: the position index stays on the heap: {}", root, e.getMessage());
+      persistDir = null;
+      return;
+    }
+    PersistedPositionIndex.Reflected r = persisted.reflected();
+    if (r == null || !r.tableId().equals(state.metadata.id()) || r.newest() > state.version) {
+      LOG.info("{}: the position index in {} {}; building it", root, persistDir, r == null ? "is empty or incomplete"
+          : r.newest() > state.version ? "reflects version " + r.newest() + ", newer than the table's " + state.version
+          : "belongs to another table");
+      return;
+    }
+    index = persisted;
+    files = r.files();
+    version = r.version();
+    newest = r.newest();
+    LOG.info("{}: loaded the position index from {}: {} rows at version {}, the table is at {}", root, persistDir,
+        persisted.size(), r.newest(), state.version);
+  }
+
+  /** Writes down what the index reflects, when it is kept on disk. */
+  private void record(TableState reflected) {
+    if (persisted != null && index == persisted) {
+      persisted.record(reflected.metadata.id(), version, newest, files);
+    }
   }
 
   /** The identity filters of the closed files commits have read; they stay valid across versions. */
@@ -74,6 +128,7 @@ public final class CurrentRowIndex {
     files = currentFiles(state, layout);
     version = state.version;
     newest = state.version;
+    record(state);
   }
 
   /**
@@ -84,6 +139,7 @@ public final class CurrentRowIndex {
     files = currentFiles(reflected, layout);
     version = -1;
     newest = committedVersion;
+    record(reflected);
   }
 
   /** Heap bytes of the index (0 before it is built) and of what it knows of the closed files. */
@@ -101,6 +157,24 @@ public final class CurrentRowIndex {
     index = null;
     version = -1;
     newest = -1;
+    if (persisted != null) {
+      persisted.forget();
+    }
+  }
+
+  /** Closes the index kept on disk (it stays there for the next start); later commits build one on the heap. */
+  @Override
+  public synchronized void close() {
+    if (persisted != null) {
+      if (index == persisted) {
+        index = null;
+        version = -1;
+        newest = -1;
+      }
+      persisted.close();
+      persisted = null;
+    }
+    persistDir = null;
   }
 
   private PositionIndex build(TableState state, TableLayout layout) {
@@ -109,7 +183,14 @@ public final class CurrentRowIndex {
     for (AddFile a : current) {
       rows += Math.max(0, approxRows(a));
     }
-    PositionIndex out = new PositionIndex((int) Math.min(Integer.MAX_VALUE / 2, Math.max(1024, rows)));
+    PositionIndex out;
+    if (persisted != null) {
+      persisted = persisted.wiped();
+      persisted.beginBulk();
+      out = persisted;
+    } else {
+      out = new HeapPositionIndex((int) Math.min(Integer.MAX_VALUE / 2, Math.max(1024, rows)));
+    }
     for (AddFile a : current) {
       int id = out.fileId(a.path());
       try (DataFiles.RowIterator it = DataFiles.readIdentities(root, a, layout, state.version)) {
