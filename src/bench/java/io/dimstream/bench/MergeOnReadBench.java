@@ -169,7 +169,7 @@ public final class MergeOnReadBench {
    * rows in one file, its closed rows in files of up to 100k rows), buckets written on every core.
    */
   /** Returns the table version the load committed: the same table without any deletion vector. */
-  private static long build(Path dir, DimensionSpec spec, int keys) throws Exception {
+  static long build(Path dir, DimensionSpec spec, int keys) throws Exception {
     long cpu = processCpuNanos();
     long start = System.nanoTime();
     DeltaTable t = DeltaTable.create(dir, spec, Map.of());

@@ -79,7 +79,7 @@ public final class TakeoverBench {
   private static final String[] TIERS = {"bronze", "silver", "gold"};
   private static final String HEAP = "1g";
   private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
-  private static final Pattern ENDPOINT = Pattern.compile("Query endpoint on \\w+://([^/]+):(\\d+)/");
+  static final Pattern ENDPOINT = Pattern.compile("Query endpoint on \\w+://([^/]+):(\\d+)/");
   private static final Pattern RESTORED = Pattern.compile("Finished restoring changelog \\S*-events-changelog\\S*"
       + " .*?(\\d+) records");
   private static final Pattern GC_HEAP = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
@@ -299,7 +299,7 @@ public final class TakeoverBench {
         .append(op).append("\"}");
   }
 
-  private static byte[] key(long k) {
+  static byte[] key(long k) {
     return Long.toString(k).getBytes(StandardCharsets.UTF_8);
   }
 
@@ -315,7 +315,7 @@ public final class TakeoverBench {
   }
 
   /** A logback config like the bench's, with the takeover's, the service's and Kafka Streams' restore lines. */
-  private static Path logbackConfig(Path work) throws IOException {
+  static Path logbackConfig(Path work) throws IOException {
     Path f = work.resolve("logback-takeover.xml");
     Files.writeString(f, """
         <configuration>
@@ -341,7 +341,7 @@ public final class TakeoverBench {
     return f;
   }
 
-  private static Process start(Path config, Path logback, Path log, Path gcLog, String jfrName) throws IOException {
+  static Process start(Path config, Path logback, Path log, Path gcLog, String jfrName) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx" + HEAP, "-Xlog:gc:file=" + gcLog, "-Dlogback.configurationFile=" + logback, "-cp",
         ChildProcess.classpath()));
@@ -355,7 +355,7 @@ public final class TakeoverBench {
   }
 
   /** SIGTERM (run stops cleanly), then waits. */
-  private static void stop(Process run) throws InterruptedException {
+  static void stop(Process run) throws InterruptedException {
     run.destroy();
     if (!run.waitFor(120, TimeUnit.SECONDS)) {
       run.destroyForcibly();
@@ -364,7 +364,7 @@ public final class TakeoverBench {
   }
 
   /** The wall-clock millis of the first log line holding {@code text}. */
-  private static Optional<Long> logTime(Path log, String text) throws IOException {
+  static Optional<Long> logTime(Path log, String text) throws IOException {
     for (String l : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       if (l.contains(text) && l.length() > 23) {
         try {
@@ -383,7 +383,7 @@ public final class TakeoverBench {
     return m.find() ? Long.parseLong(m.group(1)) : -1;
   }
 
-  private static void awaitTopic(Map<String, Object> kafka, String topic, Process run, Path log) throws Exception {
+  static void awaitTopic(Map<String, Object> kafka, String topic, Process run, Path log) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
     try (Admin admin = Admin.create(kafka)) {
       while (!admin.listTopics().names().get().contains(topic)) {
@@ -394,7 +394,7 @@ public final class TakeoverBench {
   }
 
   /** The wall-clock millis at which a read_committed consumer saw a record of {@code topic} at or past {@code from}. */
-  private static long firstRecordAfter(Map<String, Object> kafka, String topic, long from, Process run, Path log,
+  static long firstRecordAfter(Map<String, Object> kafka, String topic, long from, Process run, Path log,
       Duration limit) throws Exception {
     awaitTopic(kafka, topic, run, log);
     long deadline = System.nanoTime() + limit.toNanos();
@@ -415,7 +415,7 @@ public final class TakeoverBench {
     }
   }
 
-  private static void alive(Process run, Path log, long deadline, String what) {
+  static void alive(Process run, Path log, long deadline, String what) {
     if (!run.isAlive()) {
       throw new IllegalStateException("dimstream run exited " + run.exitValue() + "; see " + log);
     }
@@ -424,7 +424,7 @@ public final class TakeoverBench {
     }
   }
 
-  private static KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> kafka) {
+  static KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> kafka) {
     Properties p = new Properties();
     p.putAll(kafka);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -433,7 +433,7 @@ public final class TakeoverBench {
     return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
-  private static long endOffset(Map<String, Object> kafka, String topic) {
+  static long endOffset(Map<String, Object> kafka, String topic) {
     try (KafkaConsumer<byte[], byte[]> c = consumer(kafka)) {
       List<TopicPartition> tps = c.partitionsFor(topic).stream()
           .map(i -> new TopicPartition(topic, i.partition())).toList();
@@ -450,7 +450,7 @@ public final class TakeoverBench {
   }
 
   /** The largest heap before and after a GC in a child's GC log, MiB. */
-  private static long[] heap(Path gcLog) throws IOException {
+  static long[] heap(Path gcLog) throws IOException {
     long before = 0;
     long after = 0;
     if (Files.exists(gcLog)) {
