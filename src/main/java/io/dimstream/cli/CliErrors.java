@@ -13,6 +13,21 @@ final class CliErrors {
         + "--config examples/customers.yaml");
   }
 
+  static DimstreamException enrichWithSeveralDimensions() {
+    return new UsageError("--enrich runs with one dimension, and several run here. Fix: run the enriched dimension on"
+        + " its own with --config <spec> --enrich <enrichment>, the others with --config <directory>.");
+  }
+
+  static DimstreamException tableWithSeveralDimensions() {
+    return new UsageError("--table names one table, and several dimensions run here. Fix: set service.table_path in"
+        + " each spec, or leave it out: each table then lives under <data_dir>/tables/<name>.");
+  }
+
+  static DimstreamException sourceWithSeveralDimensions(Path file) {
+    return new UsageError(file + " captures a database (source:), which runs with one dimension. Fix: run it on its"
+        + " own with --config " + file + ", the others with --config <directory>.");
+  }
+
   static DimstreamException missingInput(Path input) {
     return new InputError(input + ": no such file. Fix: pass a file of change events (.jsonl or .csv) with --input");
   }

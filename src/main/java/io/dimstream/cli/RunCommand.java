@@ -1,16 +1,20 @@
 package io.dimstream.cli;
 
 import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.service.DimensionHost;
 import io.dimstream.service.DimensionService;
 import io.dimstream.source.PostgresCapture;
 import io.dimstream.source.SourcedSpecs;
 import io.dimstream.spec.DimensionSpec;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,13 +23,16 @@ import picocli.CommandLine.Option;
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = {"Runs a dimension: topology, compactor and query endpoint, until stopped (Ctrl-C, SIGTERM).",
         "With no Kafka configured it starts an embedded single-node broker under the data directory.",
-        "A restart resumes where the last run stopped, after a clean stop or a crash."},
+        "A restart resumes where the last run stopped, after a clean stop or a crash.",
+        "Given a directory of specs (or --config several times) it runs every dimension in one process: one broker,",
+        "one query endpoint; a dimension that fails stops alone."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:stopped cleanly", "1:a part of the service failed (see the log)", "2:bad spec or usage"})
 final class RunCommand implements Callable<Integer> {
 
-  @Option(names = "--config", required = true, description = "The dimension spec (YAML).")
-  Path config;
+  @Option(names = "--config", required = true, description = "The dimension spec (YAML); or a directory of specs"
+      + " (*.yaml, *.yml), or this option given several times: every dimension in one process.")
+  List<Path> config = new ArrayList<>();
 
   @Option(names = "--enrich", description = "An enrichment spec (YAML) of this dimension, run in the same application;"
       + " may be given several times (docs/enrichment.md).")
@@ -36,11 +43,35 @@ final class RunCommand implements Callable<Integer> {
 
   /** The spec to run: the file's, with the command line's overrides of its service settings. */
   SourcedSpecs.Sourced spec() {
-    return Specs.loadSourced(config, options::apply);
+    return Specs.loadSourced(config.get(0), options::apply);
+  }
+
+  /** Whether several dimensions run in this process: a directory, or --config given more than once. */
+  boolean hostsSeveral() {
+    return config.size() > 1 || Files.isDirectory(config.get(0));
+  }
+
+  /** The dimension specs of every --config: a file as it is, a directory's *.yaml and *.yml files by name. */
+  List<Path> specFiles() throws IOException {
+    List<Path> files = new ArrayList<>();
+    for (Path c : config) {
+      if (Files.isDirectory(c)) {
+        try (Stream<Path> in = Files.list(c)) {
+          in.filter(p -> Files.isRegularFile(p) && p.getFileName().toString().matches(".*\\.ya?ml"))
+              .filter(p -> !Specs.isEnrichment(p)).sorted().forEach(files::add);
+        }
+      } else {
+        files.add(c);
+      }
+    }
+    return files;
   }
 
   @Override
   public Integer call() throws Exception {
+    if (hostsSeveral()) {
+      return runSeveral();
+    }
     SourcedSpecs.Sourced sourced = spec();
     DimensionSpec spec = sourced.spec();
     List<EnrichmentSpec> enrichments = Specs.loadEnrichments(enrich, spec);
@@ -61,6 +92,34 @@ final class RunCommand implements Callable<Integer> {
     Runtime.getRuntime().removeShutdownHook(hook);
     DatabaseSource.close(capture);
     service.close();
+    return 1;
+  }
+
+  /** Every dimension of the --config files and directories in this process, until stopped or none is left. */
+  private int runSeveral() throws Exception {
+    if (!enrich.isEmpty()) {
+      throw CliErrors.enrichWithSeveralDimensions();
+    }
+    if (options.table != null) {
+      throw CliErrors.tableWithSeveralDimensions();
+    }
+    List<DimensionSpec> specs = new ArrayList<>();
+    for (Path file : specFiles()) {
+      SourcedSpecs.Sourced sourced = Specs.loadSourced(file, options::apply);
+      if (sourced.source().isPresent()) {
+        throw CliErrors.sourceWithSeveralDimensions(file);
+      }
+      specs.add(sourced.spec());
+    }
+    DimensionHost host = DimensionHost.start(specs, options.bootstrapServers, Clock.systemUTC());
+    Thread hook = new Thread(() -> {
+      host.close();
+      Runtime.getRuntime().halt(0);
+    }, "dimstream-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    host.awaitNoneRunning();
+    Runtime.getRuntime().removeShutdownHook(hook);
+    host.close();
     return 1;
   }
 }

@@ -55,6 +55,9 @@ import org.slf4j.LoggerFactory;
  * One running dimension: the embedded broker (when no Kafka is configured), the topics, the Kafka Streams
  * topology, the compactor and the query endpoint, started in that order and closed in the reverse order.
  * Wiring only: every part lives in its own package.
+ *
+ * <p>Hosted with other dimensions in one process ({@link DimensionHost}), it uses the host's Kafka and registers with
+ * the host's query endpoint instead of starting either.
  */
 public final class DimensionService implements AutoCloseable {
 
@@ -76,6 +79,17 @@ public final class DimensionService implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private List<EnrichmentSpec> enrichments = List.of();
   private volatile Map<String, EnrichmentCounters> enrichmentCounters = Map.of();
+  /** The host's Kafka and endpoint when several dimensions share a process; null for a dimension of its own. */
+  private Hosted hosted;
+
+  /**
+   * What a {@link DimensionHost} shares with the dimensions it starts.
+   *
+   * @param bootstrapServers the Kafka every dimension of the process uses
+   * @param embeddedBroker   whether that Kafka is the host's embedded single broker (no standby replicas then)
+   * @param server           the query endpoint every dimension registers with
+   */
+  public record Hosted(String bootstrapServers, boolean embeddedBroker, QueryServer server) {}
 
   private DimensionService(DimensionSpec spec, Clock clock) {
     this.spec = spec;
@@ -104,7 +118,21 @@ public final class DimensionService implements AutoCloseable {
    */
   public static DimensionService start(DimensionSpec spec, List<EnrichmentSpec> enrichments,
       String bootstrapOverride, Clock clock) {
+    return start(spec, enrichments, bootstrapOverride, null, clock);
+  }
+
+  /**
+   * Starts a dimension hosted with others in one process: on the host's Kafka, served by the host's endpoint; on
+   * failure closes what was started (the endpoint stays) and rethrows.
+   */
+  public static DimensionService startHosted(DimensionSpec spec, Hosted hosted, Clock clock) {
+    return start(spec, List.of(), hosted.bootstrapServers(), hosted, clock);
+  }
+
+  private static DimensionService start(DimensionSpec spec, List<EnrichmentSpec> enrichments,
+      String bootstrapOverride, Hosted hosted, Clock clock) {
     DimensionService s = new DimensionService(spec, clock);
+    s.hosted = hosted;
     s.enrichments = List.copyOf(enrichments);
     try {
       s.startAll(bootstrapOverride);
@@ -177,7 +205,7 @@ public final class DimensionService implements AutoCloseable {
     props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, spec.service().httpHost() + ":" + queryServer.port());
     CommitInterval.applyDefault(props, spec);
     ProducerLinger.applyDefault(props);
-    StandbyReplicas.applyDefault(props, broker != null);
+    StandbyReplicas.applyDefault(props, broker != null || hosted != null && hosted.embeddedBroker());
     TaskIdle.applyDefault(props, !enrichments.isEmpty());
     // Static membership: a restart after a crash takes back its partitions at once instead of waiting for the
     // dead member's session to expire (45 s by default) before Streams resumes.
@@ -308,15 +336,25 @@ public final class DimensionService implements AutoCloseable {
   private void startQueryServer() {
     DeltaVersionTable versions = new DeltaVersionTable(table);
     liveQueries = new StreamsLiveQueries(spec, new TableLiveQueries(versions));
+    if (hosted != null) {
+      queryServer = hosted.server();
+      queryServer.register(new DimensionEndpoint(liveQueries, versions::commits, metrics()), health());
+      return;
+    }
     queryServer = QueryServer.builder()
         .bind(spec.service().httpHost(), spec.service().httpPort())
         .security(spec.service().httpSecurity())
         .dimension(new DimensionEndpoint(liveQueries, versions::commits, metrics()))
-        .health(new ServiceHealth(() -> streams, compactor::current, threads, takeoverStatus))
+        .health(health())
         .build()
         .start();
     LOG.info("Query endpoint on {}://{}:{}/ (timeline page), /dimensions/{}/keys/<key>", queryServer.scheme(),
         spec.service().httpHost(), queryServer.port(), spec.name());
+  }
+
+  /** This dimension's health: its topology, compactor, stream threads and takeover. */
+  public java.util.function.Supplier<io.dimstream.query.http.Health> health() {
+    return new ServiceHealth(() -> streams, compactor::current, threads, takeoverStatus);
   }
 
   /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */
@@ -397,7 +435,9 @@ public final class DimensionService implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    if (queryServer != null) {
+    if (hosted != null) {
+      hosted.server().unregister(spec.name(), null); // the host reports why, when it stopped for a failure
+    } else if (queryServer != null) {
       queryServer.close();
     }
     if (streams != null) {

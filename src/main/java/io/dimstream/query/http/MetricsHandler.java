@@ -7,13 +7,16 @@ import java.util.List;
 
 /** {@code /metrics}: every served dimension's metrics in Prometheus' text format. */
 final class MetricsHandler {
-  private final List<DimensionEndpoint> dimensions;
+  /** A live view: dimensions hosted in one process come and go. */
+  private final Collection<DimensionEndpoint> dimensions;
 
   MetricsHandler(Collection<DimensionEndpoint> dimensions) {
-    this.dimensions = dimensions.stream().sorted(Comparator.comparing(DimensionEndpoint::name)).toList();
+    this.dimensions = dimensions;
   }
 
   void handle(Exchange ex) {
-    ex.send(200, PrometheusText.CONTENT_TYPE, PrometheusText.render(dimensions).getBytes(StandardCharsets.UTF_8));
+    List<DimensionEndpoint> sorted = dimensions.stream().sorted(Comparator.comparing(DimensionEndpoint::name))
+        .toList();
+    ex.send(200, PrometheusText.CONTENT_TYPE, PrometheusText.render(sorted).getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.UriCompliance;
@@ -72,7 +73,10 @@ public final class QueryServer implements AutoCloseable {
   private static final int JETTY_OWN_THREADS = 2;
   private static final int MAX_HEADER_BYTES = 8 * 1024;
 
+  /** Live: dimensions hosted in one process register as they start and leave as they stop or fail. */
   private final Map<String, DimensionEndpoint> dimensions;
+  /** The health of each dimension hosted in one process, registered or not yet serving; empty for one dimension. */
+  private final Map<String, Supplier<Health>> dimensionHealth = new ConcurrentSkipListMap<>();
   private final Server server;
   private final ServerConnector connector;
   private final HttpSecurity security;
@@ -81,12 +85,12 @@ public final class QueryServer implements AutoCloseable {
   private Scheduler.Task sweep;
 
   private QueryServer(Builder b) throws IOException {
-    this.dimensions = Map.copyOf(b.dimensions);
+    this.dimensions = new ConcurrentSkipListMap<>(b.dimensions);
     this.security = b.security;
     TlsMaterial tls = security.tlsOn() ? TlsMaterial.load(security.tls()) : null;
     Forwarder forwarder = new Forwarder(b.forwardTimeout, tls == null ? null : tls.clientContext(), security.token());
-    Router router = new Router(security.token(), loadPage(), new HealthHandler(b.health, dimensions.keySet()),
-        new MetricsHandler(dimensions.values()), new DimensionsHandler(dimensions),
+    Router router = new Router(security.token(), loadPage(), new HealthHandler(b.health, dimensions.keySet(),
+        dimensionHealth), new MetricsHandler(dimensions.values()), new DimensionsHandler(dimensions),
         new KeyHandler(forwarder, () -> host() + ":" + port()), new CommitsHandler());
     HttpLimits limits = b.limits;
     int maxThreads = limits.threads() + JETTY_OWN_THREADS;
@@ -176,6 +180,33 @@ public final class QueryServer implements AutoCloseable {
         sweep = server.getScheduler().schedule(this::sweepAndReschedule, sweepMillis, TimeUnit.MILLISECONDS);
       }
     }
+  }
+
+  /**
+   * Serves {@code endpoint} from now on (a dimension hosted with others in one process, started after the endpoint),
+   * with its health in {@code /health}.
+   */
+  public void register(DimensionEndpoint endpoint, Supplier<Health> health) {
+    dimensionHealth.put(endpoint.name(), health);
+    dimensions.put(endpoint.name(), endpoint);
+  }
+
+  /**
+   * Stops serving the dimension {@code name}; {@code /health} reports {@code health} for it from now on (why it
+   * stopped), or nothing when null.
+   */
+  public void unregister(String name, Health health) {
+    dimensions.remove(name);
+    if (health == null) {
+      dimensionHealth.remove(name);
+    } else {
+      dimensionHealth.put(name, () -> health);
+    }
+  }
+
+  /** Reports {@code health} for the dimension {@code name}, which is not served (it could not start). */
+  public void reportHealth(String name, Supplier<Health> health) {
+    dimensionHealth.put(name, health);
   }
 
   /** The bound port (the actual one when the builder asked for port 0). */

@@ -1,0 +1,232 @@
+package io.dimstream.service;
+
+import io.dimstream.broker.EmbeddedKafkaBroker;
+import io.dimstream.query.http.Health;
+import io.dimstream.query.http.QueryServer;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.Secrets;
+import io.dimstream.spec.ServiceSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several dimensions in one process: one Kafka (the embedded broker when the specs name none), one query endpoint,
+ * and per dimension its own topics, Kafka Streams application, compactor and table ({@link DimensionService}).
+ *
+ * <p>The service-wide settings ({@code data_dir}, {@code kafka}, {@code http}, {@code kafka_wait}) must be the same in
+ * every spec; {@link #checkShared} refuses a difference and says how to fix it. A dimension that cannot start, or
+ * fails later, stops alone: its reason is on {@code /health} (under {@code by_dimension}) and in the log, and the
+ * others keep running. The process ends with a failure only when no dimension is left running.
+ */
+public final class DimensionHost implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DimensionHost.class);
+
+  private final List<DimensionSpec> specs;
+  private final Clock clock;
+  private final Map<String, DimensionService> running = new ConcurrentHashMap<>();
+  private final Map<String, String> failures = new ConcurrentHashMap<>();
+  private final CountDownLatch noneLeft = new CountDownLatch(1);
+  private EmbeddedKafkaBroker broker;
+  private QueryServer server;
+  private volatile boolean closing;
+
+  private DimensionHost(List<DimensionSpec> specs, Clock clock) {
+    this.specs = List.copyOf(specs);
+    this.clock = clock;
+  }
+
+  /**
+   * Starts every dimension of {@code specs} in this process.
+   *
+   * @param bootstrapOverride Kafka to use instead of the specs'; null for theirs, or an embedded broker if none
+   * @throws ServiceException when the specs disagree on a service-wide setting or share a name, or when the endpoint
+   *     or the broker cannot start (a dimension that cannot start does not fail the host)
+   */
+  public static DimensionHost start(List<DimensionSpec> specs, String bootstrapOverride, Clock clock) {
+    checkShared(specs);
+    DimensionHost host = new DimensionHost(specs, clock);
+    try {
+      host.startAll(bootstrapOverride);
+      return host;
+    } catch (RuntimeException e) {
+      host.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Refuses specs that share a name, or differ in a setting the process has once: the data directory, the Kafka
+   * client properties, the query endpoint (host, port, TLS and authentication) or how long to wait for Kafka.
+   */
+  public static void checkShared(List<DimensionSpec> specs) {
+    if (specs.isEmpty()) {
+      throw new ServiceException("No dimension to run. Fix: give --config a directory that holds dimension specs"
+          + " (*.yaml), or spec files.");
+    }
+    Set<String> names = new HashSet<>();
+    for (DimensionSpec s : specs) {
+      if (!names.add(s.name())) {
+        throw new ServiceException("Two specs name the dimension '" + s.name() + "'. Fix: give each dimension its"
+            + " own name (the spec's name:), as topics, state and table are named after it.");
+      }
+    }
+    DimensionSpec first = specs.get(0);
+    for (DimensionSpec s : specs.subList(1, specs.size())) {
+      differs(first, s, "data_dir", ServiceSettings::dataDir);
+      differs(first, s, "kafka", ServiceSettings::kafka);
+      differs(first, s, "http.host", ServiceSettings::httpHost);
+      differs(first, s, "http.port", ServiceSettings::httpPort);
+      differs(first, s, "http (TLS and authentication)", ServiceSettings::httpSecurity);
+      differs(first, s, "kafka_wait", ServiceSettings::kafkaWait);
+    }
+  }
+
+  private static void differs(DimensionSpec a, DimensionSpec b, String key, Function<ServiceSettings, Object> get) {
+    Object va = get.apply(a.service());
+    Object vb = get.apply(b.service());
+    if (!Objects.equals(va, vb)) {
+      throw new ServiceException("The dimensions '" + a.name() + "' and '" + b.name() + "' run in one process but"
+          + " set service." + key + " differently (" + shown(va) + " and " + shown(vb) + "). Fix: set service." + key + " the same in every spec of the"
+          + " directory (or leave it out of all of them), or run the dimensions as separate processes.");
+    }
+  }
+
+  /** A setting as the refusal shows it: Kafka client properties with their secrets as ***. */
+  @SuppressWarnings("unchecked")
+  private static String shown(Object value) {
+    return value instanceof Map<?, ?> m ? Secrets.redacted((Map<String, String>) m).toString() : String.valueOf(value);
+  }
+
+  private void startAll(String bootstrapOverride) {
+    ServiceSettings shared = specs.get(0).service();
+    String bootstrap = bootstrapOverride != null ? bootstrapOverride : shared.bootstrapServers();
+    boolean embedded = false;
+    if (bootstrap == null) {
+      long t0 = System.nanoTime();
+      broker = EmbeddedKafkaBroker.start(shared.dataDir().resolve("kafka"), 0);
+      bootstrap = broker.bootstrapServers();
+      embedded = true;
+      writeBootstrapFile(shared.dataDir(), bootstrap);
+      LOG.info("Embedded Kafka broker up at {} in {} ms for {} dimensions", bootstrap,
+          (System.nanoTime() - t0) / 1_000_000, specs.size());
+    }
+    server = QueryServer.builder()
+        .bind(shared.httpHost(), shared.httpPort())
+        .security(shared.httpSecurity())
+        .build()
+        .start();
+    for (DimensionSpec spec : specs) {
+      server.reportHealth(spec.name(), () -> new Health(false, "STARTING", Map.of()));
+    }
+    LOG.info("Query endpoint on {}://{}:{}/ for {} dimensions", server.scheme(), shared.httpHost(), server.port(),
+        specs.size());
+    DimensionService.Hosted hosted = new DimensionService.Hosted(bootstrap, embedded, server);
+    for (DimensionSpec spec : specs) {
+      if (closing) {
+        return;
+      }
+      try {
+        DimensionService s = DimensionService.startHosted(spec, hosted, clock);
+        running.put(spec.name(), s);
+        watch(s);
+      } catch (RuntimeException e) {
+        stopped(spec.name(), "could not start: " + e.getMessage());
+      }
+    }
+    LOG.info("dimstream running {} of {} dimensions: {}", running.size(), specs.size(), running.keySet().stream()
+        .sorted().toList());
+  }
+
+  /** Waits, on a thread of its own, for a part of {@code s} to fail; then stops that dimension alone. */
+  private void watch(DimensionService s) {
+    Thread t = new Thread(() -> {
+      try {
+        s.awaitFailure();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (closing) {
+        return;
+      }
+      running.remove(s.spec().name());
+      s.close();
+      stopped(s.spec().name(), "failed: a part of the dimension stopped (see the log above)");
+    }, "dimstream-watch-" + s.spec().name());
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private void stopped(String name, String reason) {
+    failures.put(name, reason);
+    LOG.error("Dimension {} stopped alone, the others keep running: {}", name, reason);
+    server.unregister(name, new Health(false, Map.of("reason", reason)));
+    if (running.isEmpty() && failures.size() == specs.size()) {
+      noneLeft.countDown();
+    }
+  }
+
+  /** Blocks until no dimension is left running (every one failed or could not start). */
+  public void awaitNoneRunning() throws InterruptedException {
+    noneLeft.await();
+  }
+
+  /** The dimensions running now, by name. */
+  public Map<String, DimensionService> running() {
+    return Map.copyOf(running);
+  }
+
+  /** Why each stopped dimension stopped, by name. */
+  public Map<String, String> failures() {
+    return Map.copyOf(failures);
+  }
+
+  /** The port of the shared query endpoint. */
+  public int httpPort() {
+    return server.port();
+  }
+
+  /** Stops every dimension (each flushes and commits), then the endpoint, then the broker. */
+  @Override
+  public void close() {
+    closing = true;
+    List<DimensionService> all = new ArrayList<>(running.values());
+    running.clear();
+    for (DimensionService s : all) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Dimension {} did not stop cleanly: {}", s.spec().name(), e.toString());
+      }
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (broker != null) {
+      broker.close();
+    }
+    LOG.info("dimstream stopped {} dimensions", all.size());
+  }
+
+  private static void writeBootstrapFile(Path dataDir, String servers) {
+    Path file = dataDir.resolve("kafka").resolve(KafkaClients.BOOTSTRAP_FILE);
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, servers);
+    } catch (IOException e) {
+      LOG.warn("Could not write {}: {}; `dimstream produce` will need --bootstrap-servers", file, e.toString());
+    }
+  }
+}
