@@ -1,0 +1,229 @@
+package io.dimstream.bench;
+
+import static io.dimstream.bench.Figures.emit;
+import static io.dimstream.bench.Figures.params;
+import static io.dimstream.bench.JvmGauges.loadavg;
+
+import io.dimstream.broker.EmbeddedKafkaBroker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Small dimensions in one process against the same dimensions as separate processes: {@code dimstream run --config
+ * <directory>} with 1, 10 and 50 dimensions (quick: 1 and 5), each in its own JVM with {@code -Xmx1g} against a broker
+ * in this JVM; then the largest count as one process per dimension (full: 10 of them, quick: 5, each alone with
+ * {@code -Xmx1g}; the figures per dimension are what 50 would cost each). Per run: the start (process start until
+ * every dimension runs), the live heap after a full GC, the RSS, the threads, and the produce-to-versions-topic
+ * latency (p50, p99) while every dimension takes 200 changes/s for 20 s.
+ */
+public final class ManyBench {
+  private static final int RATE = 200;
+  private static final int SECONDS = 20;
+
+  private ManyBench() {}
+
+  public static void main(String[] args) throws Exception {
+    boolean quick = args.length > 0 && args[0].equals("quick");
+    Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/many"));
+    int[] counts = quick ? new int[] {1, 5} : new int[] {1, 10, 50};
+    int separate = quick ? 5 : 10;
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
+      for (int n : counts) {
+        Path dir = specs(work, "one" + n, n, broker.bootstrapServers());
+        List<Process> runs = List.of(start(work, "one" + n, dir));
+        measure(broker, runs, dir, n, "one_process", work.resolve("one" + n + ".log"));
+      }
+      Path dir = specs(work, "sep", separate, broker.bootstrapServers());
+      List<Process> runs = new ArrayList<>();
+      List<Path> files;
+      try (var in = Files.list(dir)) {
+        files = in.sorted().toList();
+      }
+      for (int i = 0; i < files.size(); i++) {
+        runs.add(start(work, "sep-" + i, files.get(i)));
+      }
+      measure(broker, runs, dir, separate, "separate_processes", work.resolve("sep-0.log"));
+    }
+  }
+
+  /** Writes {@code n} specs of small dimensions to {@code <work>/<tag>/}, sharing one data directory. */
+  private static Path specs(Path work, String tag, int n, String bootstrap) throws IOException {
+    Path dir = Files.createDirectories(work.resolve(tag));
+    String example = Files.readString(BenchSpecs.EXAMPLE);
+    for (int i = 0; i < n; i++) {
+      String name = tag + "_" + i;
+      String yaml = example.replaceFirst("(?m)^name: customers", "name: " + name)
+          + "\nservice:\n  data_dir: " + work.resolve(tag + "-data") + "\n  http: {port: 0}\n"
+          + "  compaction: {interval: 1000ms}\n  kafka: {bootstrap.servers: \"" + bootstrap + "\"}\n";
+      Files.writeString(dir.resolve(name + ".yaml"), yaml);
+    }
+    return dir;
+  }
+
+  private static Process start(Path work, String name, Path config) throws IOException {
+    return TakeoverBench.start(config, TakeoverBench.logbackConfig(work), work.resolve(name + ".log"),
+        work.resolve(name + "-gc.log"), name);
+  }
+
+  private static void measure(EmbeddedKafkaBroker broker, List<Process> runs, Path dir, int n, String how,
+      Path firstLog) throws Exception {
+    long t0 = System.currentTimeMillis();
+    Map<String, Object> kafka = broker.clientProperties();
+    List<String> names;
+    try (var in = Files.list(dir)) {
+      names = in.map(p -> p.getFileName().toString().replaceFirst("\\.yaml$", "")).sorted().toList();
+    }
+    try {
+      for (String name : names) {
+        TakeoverBench.awaitTopic(kafka, name + ".versions", runs.get(0), firstLog);
+      }
+      // every dimension runs once its versions topic exists and its endpoint answers; the log line says when
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (!allRunning(dir, names, runs.size())) {
+        for (Process p : runs) {
+          if (!p.isAlive()) {
+            throw new IllegalStateException("a dimstream run exited; see the logs in " + dir.getParent());
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the dimensions did not all start in 10 minutes");
+        }
+        Thread.sleep(100);
+      }
+      double startS = (System.currentTimeMillis() - t0) / 1e3;
+      Map<String, Object> p = params("dimensions", n, "how", how, "processes", runs.size(), "xmx_per_process", "1g");
+      emit("many", "start_s", startS, "s", with(p, "what", "process start until every dimension logged running"));
+
+      // 200 changes/s per dimension for 20 s, all at once; the versions topics watched for their latency
+      List<OutputWatcher> watchers = new ArrayList<>();
+      for (String name : names) {
+        watchers.add(OutputWatcher.start(kafka, name + ".versions"));
+      }
+      ExecutorService senders = Executors.newFixedThreadPool(names.size());
+      List<Future<?>> sent = new ArrayList<>();
+      for (String name : names) {
+        sent.add(senders.submit(() -> Load.send(kafka, name + ".changes", keys(), values(), RATE)));
+      }
+      for (Future<?> f : sent) {
+        f.get();
+      }
+      senders.shutdown();
+      long expected = (long) RATE * SECONDS;
+      long[] all = new long[0];
+      long waitUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      for (OutputWatcher w : watchers) {
+        while (w.count() < expected && System.nanoTime() < waitUntil) {
+          Thread.sleep(100);
+        }
+        long[] l = w.latencies();
+        long[] merged = Arrays.copyOf(all, all.length + l.length);
+        System.arraycopy(l, 0, merged, all.length, l.length);
+        all = merged;
+        w.close();
+      }
+      Arrays.sort(all);
+      emit("many", "latency_p50_ms", Figures.percentile(all, 50), "ms", with(p, "records", all.length,
+          "what", RATE + " changes/s per dimension for " + SECONDS + " s: produce to visible on the versions topic"));
+      emit("many", "latency_p99_ms", Figures.percentile(all, 99), "ms", with(p, "records", all.length,
+          "loadavg", loadavg()));
+
+      long heap = 0;
+      long rss = 0;
+      long hwm = 0;
+      long threads = 0;
+      for (Process r : runs) {
+        heap += liveHeapBytes(r.pid());
+        rss += statusKb(r.pid(), "VmRSS");
+        hwm += statusKb(r.pid(), "VmHWM");
+        threads += statusKb(r.pid(), "Threads");
+      }
+      emit("many", "live_heap_mib", heap / 1048576.0, "MiB", with(p, "per_dimension_mib",
+          Math.round(heap / 1048576.0 / n * 10) / 10.0, "what", "after a full GC (jcmd GC.class_histogram), all processes"));
+      emit("many", "rss_mib", rss / 1024.0, "MiB", with(p, "per_dimension_mib", Math.round(rss / 1024.0 / n),
+          "peak_mib", hwm / 1024, "what", "VmRSS after the load, all processes"));
+      emit("many", "threads", threads, "threads", with(p, "per_dimension", Math.round(threads * 10.0 / n) / 10.0));
+    } finally {
+      for (Process r : runs) {
+        TakeoverBench.stop(r);
+      }
+    }
+  }
+
+  private static boolean allRunning(Path dir, List<String> names, int processes) throws IOException {
+    Path logs = dir.getParent();
+    StringBuilder text = new StringBuilder();
+    try (var in = Files.list(logs)) {
+      for (Path log : in.filter(f -> f.toString().endsWith(".log") && !f.toString().endsWith("-gc.log")).toList()) {
+        text.append(Files.readString(log));
+      }
+    }
+    for (String name : names) {
+      if (!text.toString().contains("dimstream " + name + " running")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static List<byte[]> keys() {
+    List<byte[]> out = new ArrayList<>();
+    for (int i = 0; i < RATE * SECONDS; i++) {
+      out.add(TakeoverBench.key(i % 1000));
+    }
+    return out;
+  }
+
+  /** In-order changes of 1,000 keys: each a new tier (a new version), a second later than the one before. */
+  private static List<byte[]> values() {
+    String[] tiers = {"bronze", "silver", "gold"};
+    List<byte[]> out = new ArrayList<>();
+    long t0 = 1_772_323_200_000L;
+    for (int i = 0; i < RATE * SECONDS; i++) {
+      int k = i % 1000;
+      out.add(("{\"customer_id\": " + k + ", \"name\": \"customer " + k + "\", \"email\": \"c" + k
+          + "@example.com\", \"city\": \"city-" + k % 50 + "\", \"tier\": \"" + tiers[(i / 1000) % 3]
+          + "\", \"updated_at\": " + (t0 + i * 1000L) + ", \"op\": \"u\"}").getBytes(StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  private static long liveHeapBytes(long pid) throws Exception {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram").redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(5, TimeUnit.MINUTES);
+    for (String l : out.lines().toList()) {
+      String t = l.trim();
+      if (t.startsWith("Total")) {
+        return Long.parseLong(t.split("\\s+")[2]);
+      }
+    }
+    return 0;
+  }
+
+  private static long statusKb(long pid, String field) throws IOException {
+    for (String l : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (l.startsWith(field + ":")) {
+        return Long.parseLong(l.replaceAll("[^0-9]", ""));
+      }
+    }
+    return 0;
+  }
+
+  private static Map<String, Object> with(Map<String, Object> p, Object... kv) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>(p);
+    m.putAll(params(kv));
+    return m;
+  }
+}
