@@ -11,6 +11,7 @@ import io.dimstream.table.internal.files.StatsCache;
 import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.index.CurrentRowIndex;
+import io.dimstream.table.internal.index.HeapPositionIndex;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.LogReplay;
 import io.dimstream.table.internal.log.TableState;
@@ -106,7 +107,9 @@ public final class ChangeCommit {
   private CommitResult commitMergeOnRead(TableState state, TableLayout layout, List<VersionChange> changes,
       Map<String, Long> markers, String operation, int attempt, long start, SourcePartitions owners,
       Set<String> fencedAppIds) {
-    PositionIndex positions = index.at(state, layout);
+    // a commit of txn markers alone finds no row: it neither builds the index (a takeover's first marker would wait
+    // for it) nor moves it, and the next commit that changes rows brings it up to date
+    PositionIndex positions = changes.isEmpty() ? new HeapPositionIndex(16) : index.at(state, layout);
     MergeOnReadPlanner planner = new MergeOnReadPlanner(writer.root(), state, layout, stats, positions,
         index.closedFilters());
     CommitPlan plan;
@@ -127,6 +130,9 @@ public final class ChangeCommit {
     TableState[] after = new TableState[1];
     CommitResult result = write(state, layout, changes, markers, operation, attempt, start, plan, planner.written(),
         after, rule);
+    if (changes.isEmpty()) {
+      return result;
+    }
     try {
       planner.applyTo(positions);
       if (after[0].version == state.version + 1) {
