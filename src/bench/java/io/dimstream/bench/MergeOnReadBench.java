@@ -170,6 +170,11 @@ public final class MergeOnReadBench {
    */
   /** Returns the table version the load committed: the same table without any deletion vector. */
   static long build(Path dir, DimensionSpec spec, int keys) throws Exception {
+    return build(dir, spec, keys, "mor");
+  }
+
+  /** As {@link #build(Path, DimensionSpec, int)}, its figure reported under the benchmark {@code bench}. */
+  static long build(Path dir, DimensionSpec spec, int keys, String bench) throws Exception {
     long cpu = processCpuNanos();
     long start = System.nanoTime();
     DeltaTable t = DeltaTable.create(dir, spec, Map.of());
@@ -212,7 +217,7 @@ public final class MergeOnReadBench {
       pool.shutdown();
     }
     long version = load.commit(Operation.WRITE).version();
-    emit("mor", "build", (System.nanoTime() - start) / 1e9, "s", params("keys", keys, "table_rows",
+    emit(bench, "build", (System.nanoTime() - start) / 1e9, "s", params("keys", keys, "table_rows",
         t.latest().rowCount(), "files", t.latest().fileCount(), "cpu_s", (processCpuNanos() - cpu) / 1_000_000_000,
         "loadavg", loadavg()));
     return version;

@@ -50,7 +50,7 @@ public final class PositionIndexBench {
     for (long keys : sizes) {
       Path dir = work.resolve("index-" + keys);
       BackfillBench.delete(dir);
-      MergeOnReadBench.build(dir, spec, (int) keys);
+      MergeOnReadBench.build(dir, spec, (int) keys, "index");
       long gen = CLOSE_GEN + 1;
       long[] currentGen = new long[(int) keys];
       Arrays.fill(currentGen, CLOSE_GEN);
