@@ -36,7 +36,13 @@ final class AvroCursor {
   private int pos;
 
   AvroCursor(byte[] buf) {
+    this(buf, 0);
+  }
+
+  /** Reads from byte {@code start} on: the bytes before it are a framing header (the Confluent wire format's). */
+  AvroCursor(byte[] buf, int start) {
     this.buf = buf;
+    this.pos = start;
   }
 
   int position() {

@@ -112,8 +112,13 @@ public final class AvroRows {
 
   /** The values of one record as Avro gives them, per column (null where the schema lacks it); see {@link #typed}. */
   Object[] raw(byte[] value) throws RejectedRecord {
+    return raw(value, 0);
+  }
+
+  /** As {@link #raw(byte[])}, for a record that starts at byte {@code from} of the value. */
+  Object[] raw(byte[] value, int from) throws RejectedRecord {
     Object[] raw = new Object[columns.length];
-    AvroCursor in = new AvroCursor(value);
+    AvroCursor in = new AvroCursor(value, from);
     for (FieldPlan f : plan) {
       int start = in.position();
       try {

@@ -1,6 +1,9 @@
 package io.dimstream.change;
 
+import io.dimstream.registry.HttpSchemaRegistry;
 import io.dimstream.spec.DimensionSpec;
+import java.time.Clock;
+import java.util.Optional;
 
 /**
  * Turns one record of a dimension's changes topic into a {@link io.dimstream.model.ChangeEvent}, or into a
@@ -21,15 +24,16 @@ import io.dimstream.spec.DimensionSpec;
 public interface ChangeDecoder {
 
   /**
-   * The decoder for the spec's input format: {@link JsonChangeDecoder}, {@link AvroChangeDecoder} or
-   * {@link DebeziumJsonDecoder}.
+   * The decoder for the spec's input format: {@link JsonChangeDecoder}, {@link AvroChangeDecoder} (or
+   * {@link RegistryAvroDecoder} under {@code schema_registry}) or {@link DebeziumJsonDecoder}.
    *
    * @throws ChangeException when the spec's Avro schema cannot be decoded into its columns
    */
   static ChangeDecoder forSpec(DimensionSpec spec) {
     return switch (spec.inputFormat()) {
       case JSON -> new JsonChangeDecoder(spec);
-      case AVRO -> new AvroChangeDecoder(spec);
+      case AVRO -> spec.schemaRegistry() == null ? new AvroChangeDecoder(spec)
+          : new RegistryAvroDecoder(spec, new HttpSchemaRegistry(spec.schemaRegistry(), Clock.systemUTC()));
       case DEBEZIUM_JSON -> new DebeziumJsonDecoder(spec);
     };
   }
@@ -44,4 +48,15 @@ public interface ChangeDecoder {
    * @return never null
    */
   Decoded decode(byte[] recordKey, byte[] value, long recordTimestampMillis);
+
+  /**
+   * Why records wait right now instead of being decoded (a schema registry that does not answer); empty when none
+   * do. Only decoders that read something besides the record can wait.
+   */
+  default Optional<String> outage() {
+    return Optional.empty();
+  }
+
+  /** Ends every wait of {@link #decode} (with a {@link DecoderClosedException}) and releases connections. */
+  default void close() {}
 }

@@ -166,4 +166,32 @@ final class ChangeErrors {
   private static String where(DimensionSpec spec) {
     return spec.source() == null ? "dimension spec '" + spec.name() + "'" : spec.source().toString();
   }
+
+  static RejectedRecord shortWireHeader(int length) {
+    return new RejectedRecord(RejectReason.BAD_MAGIC_BYTE, "The value has " + length + " bytes, fewer than the 5 of"
+        + " the Confluent wire format's header (magic byte 0, then a 4-byte schema id). Produce with a"
+        + " schema-registry serializer, or remove schema_registry from the spec for plain Avro.");
+  }
+
+  static RejectedRecord badMagicByte(int magic) {
+    return new RejectedRecord(RejectReason.BAD_MAGIC_BYTE, "The value starts with byte " + magic + ", not the magic"
+        + " byte 0 of the Confluent wire format" + (magic == '{' ? " (it looks like JSON)" : "") + ". Produce with a"
+        + " schema-registry serializer (Avro), or read this topic with another format.");
+  }
+
+  static RejectedRecord unknownSchemaId(String registryMessage) {
+    return new RejectedRecord(RejectReason.UNKNOWN_SCHEMA_ID, registryMessage);
+  }
+
+  static RejectedRecord notAvroSchema(int id, String type) {
+    return new RejectedRecord(RejectReason.UNRESOLVABLE_SCHEMA, "Schema " + id + " is a " + type + " schema; the avro"
+        + " format reads Avro records only (JSON Schema and Protobuf in the wire format are not supported). Produce"
+        + " this topic with an Avro serializer.");
+  }
+
+  static RejectedRecord unresolvableSchema(int id, String problem) {
+    return new RejectedRecord(RejectReason.UNRESOLVABLE_SCHEMA, "Writer schema " + id + " cannot be read as the spec's"
+        + " columns under Avro's resolution rules: " + problem + ". Give the field a default in the spec's schema,"
+        + " keep it in the writer schema, or change the column's type to one the writer's type promotes to.");
+  }
 }

@@ -55,10 +55,24 @@ public final class RejectReason {
    */
   public static final String WRONG_PARTITION = "wrong-partition";
 
+  /**
+   * A record in the Confluent wire format (under {@code schema_registry}) whose first byte is not 0, or that is
+   * shorter than the 5-byte header (magic byte and schema id).
+   */
+  public static final String BAD_MAGIC_BYTE = "bad-magic-byte";
+  /** A wire-format record naming a schema id the registry answers it does not hold (HTTP 404). */
+  public static final String UNKNOWN_SCHEMA_ID = "unknown-schema-id";
+  /**
+   * A wire-format record whose writer schema Avro's resolution rules cannot read as the spec's columns (a key or
+   * sequence field it lacks, a type that does not promote), or that is no Avro schema. The detail names the field.
+   */
+  public static final String UNRESOLVABLE_SCHEMA = "unresolvable-schema";
+
   /** Every code, in the order above. */
   public static final List<String> ALL = List.of(MALFORMED_JSON, MALFORMED_AVRO, BAD_ENCODING, MISSING_KEY,
       MISSING_SEQUENCE, BAD_TYPE, UNKNOWN_DEBEZIUM_OP, TOMBSTONE_NOT_A_DELETE, BEYOND_LATENESS_HORIZON, TOO_LARGE,
-      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD, BAD_CONTROL_RECORD, WRONG_PARTITION);
+      EXPRESSION_ERROR, PROCESSING_ERROR, UNKNOWN_FIELD, BAD_CONTROL_RECORD, WRONG_PARTITION,
+      BAD_MAGIC_BYTE, UNKNOWN_SCHEMA_ID, UNRESOLVABLE_SCHEMA);
 
   private RejectReason() {}
 }

@@ -20,6 +20,7 @@ import io.dimstream.table.StateMarkers;
 import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
+import io.dimstream.change.ChangeDecoder;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
 import io.dimstream.spec.StateLayouts;
@@ -67,6 +68,8 @@ public final class DimensionService implements AutoCloseable {
   private final Clock clock;
   private EmbeddedKafkaBroker broker;
   private volatile KafkaStreams streams;
+  /** Reads change records; set before the topology starts, closed before it stops so no record waits forever. */
+  private volatile ChangeDecoder decoder;
   private CompactorRunner compactor;
   private DeltaTable table;
   private Map<String, Object> kafka;
@@ -186,7 +189,8 @@ public final class DimensionService implements AutoCloseable {
     compactor.start();
 
     StreamsBuilder builder = new StreamsBuilder();
-    DimensionTopology.build(builder, spec, sizes);
+    decoder = ChangeDecoder.forSpec(spec);
+    DimensionTopology.build(builder, spec, decoder, DimensionTopology.DEFAULT_PRUNE_INTERVAL, sizes);
     if (!enrichments.isEmpty()) {
       int versionsPartitions = EnrichmentTopics.provision(kafka, spec, enrichments);
       enrichmentCounters = EnrichmentTopology.build(builder, spec, enrichments, versionsPartitions,
@@ -352,9 +356,12 @@ public final class DimensionService implements AutoCloseable {
         spec.service().httpHost(), queryServer.port(), spec.name());
   }
 
-  /** This dimension's health: its topology, compactor, stream threads and takeover. */
+  /** This dimension's health: its topology, compactor, stream threads, takeover and schema registry. */
   public java.util.function.Supplier<io.dimstream.query.http.Health> health() {
-    return new ServiceHealth(() -> streams, compactor::current, threads, takeoverStatus);
+    return new ServiceHealth(() -> streams, compactor::current, threads, takeoverStatus, () -> {
+      ChangeDecoder d = decoder;
+      return d == null ? java.util.Optional.empty() : d.outage();
+    });
   }
 
   /** The port the query endpoint listens on (the configured one, or the free one picked for port 0). */
@@ -439,6 +446,10 @@ public final class DimensionService implements AutoCloseable {
       hosted.server().unregister(spec.name(), null); // the host reports why, when it stopped for a failure
     } else if (queryServer != null) {
       queryServer.close();
+    }
+    if (decoder != null) {
+      // a stream thread waiting for an unreachable schema registry would hold up the close for its whole timeout
+      decoder.close();
     }
     if (streams != null) {
       // A static member that stays in the group gets its former assignment back at the next start, without a

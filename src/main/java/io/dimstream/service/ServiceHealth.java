@@ -17,14 +17,20 @@ final class ServiceHealth implements Supplier<Health> {
   private final Supplier<Compactor> compactor;
   private final StreamThreadWatch threads;
   private final TakeoverStatus takeover;
+  private final Supplier<java.util.Optional<String>> decoderOutage;
 
-  /** Both suppliers may return null while the service starts. */
+  /**
+   * Both suppliers of parts may return null while the service starts.
+   *
+   * @param decoderOutage why change records wait (an unreachable schema registry), empty when none do
+   */
   ServiceHealth(Supplier<KafkaStreams> streams, Supplier<Compactor> compactor, StreamThreadWatch threads,
-      TakeoverStatus takeover) {
+      TakeoverStatus takeover, Supplier<java.util.Optional<String>> decoderOutage) {
     this.streams = streams;
     this.compactor = compactor;
     this.threads = threads;
     this.takeover = takeover;
+    this.decoderOutage = decoderOutage;
   }
 
   @Override
@@ -49,12 +55,15 @@ final class ServiceHealth implements Supplier<Health> {
     details.put("streams", String.valueOf(state));
     threadProblem.ifPresent(p -> details.put("stream_threads", p));
     details.put("compactor", compactorState(c, f));
+    // down while records wait: the table stops following the topic until the registry answers again
+    java.util.Optional<String> waiting = decoderOutage.get();
+    waiting.ifPresent(w -> details.put("schema_registry", w));
     // shown, not failing: an undeclared field is data the spec leaves out, not an outage
     String unknown = unknownFields(s);
     if (!unknown.isEmpty()) {
       details.put("unknown_fields", unknown);
     }
-    return new Health(streamsUp && threadProblem.isEmpty() && compactorUp, details);
+    return new Health(streamsUp && threadProblem.isEmpty() && compactorUp && waiting.isEmpty(), details);
   }
 
   /** {@code "loyalty=12, tags=3"}: fields the spec does not declare and how many records carried them. */

@@ -28,6 +28,8 @@ import java.util.Set;
  *                        event may arrive and still be spliced into history; {@link Long#MAX_VALUE} = unbounded
  * @param tableProperties Delta table properties for the table this spec creates ({@code output.table_properties},
  *                        names from {@link TableSettings#keys()}); empty for the defaults; an existing table keeps its own
+ * @param schemaRegistry  where the writer schemas of the {@code avro} format's records live, when they come in the
+ *                        Confluent wire format ({@code schema_registry}); null: plain Avro with the spec's schema
  */
 public record DimensionSpec(
     String name,
@@ -44,7 +46,8 @@ public record DimensionSpec(
     OutputColumns output,
     String avroSchema,
     ServiceSettings service,
-    FieldRules fields, Expressions expressions, HistoryMode history, Map<String, String> tableProperties) {
+    FieldRules fields, Expressions expressions, HistoryMode history, Map<String, String> tableProperties,
+    SchemaRegistrySettings schemaRegistry) {
 
   /** 30 days in microseconds: the default horizon for timestamp sequences. */
   public static final long DEFAULT_HORIZON_MICROS = 30L * 24 * 3600 * 1_000_000;
@@ -67,6 +70,15 @@ public record DimensionSpec(
       Expressions expressions, HistoryMode history) {
     this(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat, topics,
         latenessHorizon, output, avroSchema, service, fields, expressions, history, Map.of());
+  }
+
+  /** A spec that reads no schema registry. */
+  public DimensionSpec(String name, Path source, List<Column> columns, List<String> key, List<String> sequence,
+      Set<String> tracked, DeleteRule deleteRule, InputFormat inputFormat, OutputFormat outputFormat, Topics topics,
+      long latenessHorizon, OutputColumns output, String avroSchema, ServiceSettings service, FieldRules fields,
+      Expressions expressions, HistoryMode history, Map<String, String> tableProperties) {
+    this(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat, topics,
+        latenessHorizon, output, avroSchema, service, fields, expressions, history, tableProperties, null);
   }
 
   public Column column(String columnName) {
@@ -142,7 +154,8 @@ public record DimensionSpec(
   /** The same dimension, run with other service settings (command-line overrides). */
   public DimensionSpec withService(ServiceSettings settings) {
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
-        topics, latenessHorizon, output, avroSchema, settings, fields, expressions, history, tableProperties);
+        topics, latenessHorizon, output, avroSchema, settings, fields, expressions, history, tableProperties,
+        schemaRegistry);
   }
 
   public static DimensionSpecBuilder builder(String name) {

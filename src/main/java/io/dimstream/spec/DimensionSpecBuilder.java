@@ -31,6 +31,7 @@ public final class DimensionSpecBuilder {
   private Expressions expressions = Expressions.NONE;
   private HistoryMode history = HistoryMode.SCD2;
   private Map<String, String> tableProperties = Map.of();
+  private SchemaRegistrySettings schemaRegistry;
 
   DimensionSpecBuilder(String name) {
     this.name = name;
@@ -58,6 +59,7 @@ public final class DimensionSpecBuilder {
   public DimensionSpecBuilder expressions(Expressions e) { this.expressions = e; return this; }
   public DimensionSpecBuilder history(HistoryMode h) { this.history = h; return this; }
   public DimensionSpecBuilder tableProperties(Map<String, String> p) { this.tableProperties = Map.copyOf(p); return this; }
+  public DimensionSpecBuilder schemaRegistry(SchemaRegistrySettings r) { this.schemaRegistry = r; return this; }
 
   /** Validates and builds; throws {@link SpecException} naming the field and the fix. */
   public DimensionSpec build() {
@@ -137,9 +139,14 @@ public final class DimensionSpecBuilder {
       throw SpecErrors.invalid(source, "delete", "'debezium' deletes need the debezium-json input format",
           "set 'format: debezium-json', or use delete: {column: .., equals: ..}");
     }
-    if (inputFormat == InputFormat.AVRO && avroSchema == null) {
+    if (schemaRegistry != null && inputFormat != InputFormat.AVRO) {
+      throw SpecErrors.invalid(source, "schema_registry", "the registry serves the avro format's writer schemas, but"
+          + " the format is " + inputFormat.specName(), "set 'format: avro', or remove 'schema_registry'");
+    }
+    if (inputFormat == InputFormat.AVRO && avroSchema == null && schemaRegistry == null) {
       throw SpecErrors.invalid(source, "format", "the avro input format needs the writer schema",
-          "declare the columns with 'schema: path/to/schema.avsc' (an Avro record schema)");
+          "declare the columns with 'schema: path/to/schema.avsc' (an Avro record schema), or add 'schema_registry:'"
+              + " when each record names its writer schema by id (the Confluent wire format)");
     }
     Set<String> attributes = new LinkedHashSet<>();
     for (Column c : columns) {
@@ -192,7 +199,7 @@ public final class DimensionSpecBuilder {
     return new DimensionSpec(name, source, columns, key, sequence, tracked, deleteRule, inputFormat, outputFormat,
         topics == null ? Topics.defaults(name) : topics, horizon, output, avroSchema,
         service == null ? ServiceSettings.defaults(name) : service, fields, expressions, history,
-        TableSettings.validate(source, tableProperties));
+        TableSettings.validate(source, tableProperties), schemaRegistry);
   }
 
   private Column findColumn(String columnName) {

@@ -24,7 +24,7 @@ public final class DimensionSpecLoader {
   private static final Set<String> TOP_LEVEL = Set.of("name", "columns", "schema", "key", "sequence", "track",
       "track_except", "delete", "format", "versions_format", "topics", "lateness_horizon", "output", "service",
       "missing_fields", "unavailable_value", "unknown_fields", "history", "soft_delete",
-      "debezium", "derive", "skip_when", "source");
+      "debezium", "derive", "skip_when", "source", "schema_registry");
 
   private DimensionSpecLoader() {}
 
@@ -99,6 +99,9 @@ public final class DimensionSpecLoader {
       b.trackExcept(list(root, "track_except", file));
     }
     b.inputFormat(format);
+    if (root.has("schema_registry")) {
+      b.schemaRegistry(SchemaRegistrySection.read(root.get("schema_registry"), format, file, System::getenv));
+    }
     if (root.has("versions_format")) {
       String f = root.get("versions_format").asText().toLowerCase(Locale.ROOT);
       b.outputFormat(switch (f) {

@@ -73,6 +73,9 @@ public final class Scd2Step {
   public Decoded decode(byte[] key, byte[] value, long timestamp, Supplier<String> where) {
     try {
       return decoder.decode(key, value, timestamp);
+    } catch (io.dimstream.change.DecoderClosedException e) {
+      // the record waited for its schema while the service stopped: not its fault, so never a dead letter
+      throw new ThreadStoppingException(e.getMessage(), e);
     } catch (RuntimeException e) {
       // a decoder bug must not stop the dimension; the record still reaches the DLQ with a reason
       LOG.error("The decoder failed on the record at {}", where.get(), e);
