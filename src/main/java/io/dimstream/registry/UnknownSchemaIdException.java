@@ -6,7 +6,7 @@ import io.dimstream.DimstreamException;
 public final class UnknownSchemaIdException extends DimstreamException {
   private final int id;
 
-  UnknownSchemaIdException(int id, String message) {
+  public UnknownSchemaIdException(int id, String message) {
     super(message);
     this.id = id;
   }
