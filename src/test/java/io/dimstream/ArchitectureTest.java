@@ -62,6 +62,15 @@ class ArchitectureTest {
   }
 
   @Test
+  void shouldKeepTheSchemaRegistryClientOnTheSpecAlone() {
+    // a client of the registry's HTTP API: the decoders use it, and it knows nothing of records, Kafka or the table
+    classes().that().resideInAPackage("io.dimstream.registry..")
+        .should().onlyDependOnClassesThat(outsideOurCodeOr("io.dimstream.registry..", "io.dimstream.spec.."))
+        .andShould().onlyDependOnClassesThat().resideOutsideOfPackage("org.apache.kafka..")
+        .check(main);
+  }
+
+  @Test
   void shouldKeepHistoryThePureRuleOverModelAndSpec() {
     noClasses().that().resideInAPackage("io.dimstream.history..")
         .should().dependOnClassesThat().resideInAnyPackage("io.dimstream.codec..", "io.dimstream.table..",

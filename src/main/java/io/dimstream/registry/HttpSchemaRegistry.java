@@ -88,7 +88,7 @@ public final class HttpSchemaRegistry implements SchemaRegistry {
             problem = RegistryErrors.status(r.statusCode(), r.body());
           }
         } catch (IOException e) {
-          problem = String.valueOf(e.getMessage() == null ? e.getClass().getSimpleName() : e);
+          problem = e.getMessage() == null ? e.getClass().getName() : e.toString();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw RegistryErrors.closed(id);
@@ -105,6 +105,38 @@ public final class HttpSchemaRegistry implements SchemaRegistry {
       if (counted) {
         waiting.decrementAndGet();
       }
+    }
+  }
+
+  /**
+   * Registers an Avro schema under {@code subject} (the registry returns the existing id when the schema is already
+   * registered there), for a producer that writes the wire format. Fails at once rather than waiting: a command
+   * line, not a stream, asks.
+   *
+   * @return the schema's id
+   * @throws io.dimstream.DimstreamException when the registry cannot be reached or refuses the schema
+   */
+  public int register(String subject, String avroSchema) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + "/subjects/"
+            + java.net.URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions")).timeout(REQUEST_TIMEOUT)
+        .header("Content-Type", "application/vnd.schemaregistry.v1+json");
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    try {
+      String body = JSON.writeValueAsString(java.util.Map.of("schema", avroSchema));
+      HttpResponse<String> r = http.send(b.POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+          HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      JsonNode id = r.statusCode() == 200 ? JSON.readTree(r.body()).get("id") : null;
+      if (id == null || !id.canConvertToInt()) {
+        throw RegistryErrors.registerRefused(subject, url, RegistryErrors.status(r.statusCode(), r.body()));
+      }
+      return id.asInt();
+    } catch (IOException e) {
+      throw RegistryErrors.registerRefused(subject, url, String.valueOf(e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw RegistryErrors.registerRefused(subject, url, "interrupted");
     }
   }
 

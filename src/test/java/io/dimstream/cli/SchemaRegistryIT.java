@@ -1,0 +1,306 @@
+package io.dimstream.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dimstream.broker.BrokerExtension;
+import io.dimstream.change.RejectReason;
+import io.dimstream.history.Scd2Fold;
+import io.dimstream.model.BusinessKey;
+import io.dimstream.model.BusinessKeys;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
+import io.dimstream.model.Version;
+import io.dimstream.registry.ApicurioRegistry;
+import io.dimstream.service.CatchUp;
+import io.dimstream.service.DimensionService;
+import io.dimstream.service.TopicReader;
+import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.table.KernelReader;
+import io.dimstream.topology.DimensionTopology;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code format: avro} with {@code schema_registry} through the running service, against a real Apicurio Registry
+ * (its Confluent-compatible API): writer versions interleaved on one topic, records the registry cannot serve in
+ * the dead-letter topic with their reasons, and the registry stopped and started again mid-stream with nothing lost
+ * and nothing dead-lettered. The table read back by Delta Kernel equals the reference fold of the good records.
+ */
+class SchemaRegistryIT {
+  @RegisterExtension
+  static final BrokerExtension KAFKA = new BrokerExtension();
+
+  private static final long T0 = 1_767_225_600_000_000L; // 2026-01-01T00:00:00Z in microseconds
+  private static final List<String> CITIES = List.of("Oslo", "Bergen", "Lyon", "Porto", "Turku");
+  private static final List<String> TIERS = List.of("gold", "silver", "basic");
+
+  /** The first writer: the spec's key, sequence and city, no tier; city nullable. */
+  private static final Schema V1 = parse("""
+      {"type": "record", "name": "CustomerChange", "namespace": "shop", "fields": [
+        {"name": "customer_id", "type": "long"},
+        {"name": "updated_at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "city", "type": ["null", "string"], "default": null}]}""");
+  /** The second: another field order, an int key, millis, a field the spec lacks and tier added with a default. */
+  private static final Schema V2 = parse("""
+      {"type": "record", "name": "CustomerChange", "namespace": "shop", "fields": [
+        {"name": "tier", "type": "string", "default": "basic"},
+        {"name": "note", "type": "string", "default": ""},
+        {"name": "city", "type": ["null", "string"], "default": null},
+        {"name": "updated_at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "customer_id", "type": "int"}]}""");
+  /** A third, first seen while the registry is down: fields reordered again and one more the spec lacks. */
+  private static final Schema V3 = parse("""
+      {"type": "record", "name": "CustomerChange", "namespace": "shop", "fields": [
+        {"name": "customer_id", "type": "long"},
+        {"name": "segment", "type": "string", "default": "retail"},
+        {"name": "city", "type": ["null", "string"], "default": null},
+        {"name": "tier", "type": "string", "default": "basic"},
+        {"name": "updated_at", "type": {"type": "long", "logicalType": "timestamp-micros"}}]}""");
+  /** A writer without the key: no record of it can be read as the spec's columns. */
+  private static final Schema KEYLESS = parse("""
+      {"type": "record", "name": "CustomerChange", "namespace": "shop", "fields": [
+        {"name": "updated_at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "city", "type": ["null", "string"], "default": null}]}""");
+
+  private static ApicurioRegistry registry;
+  private static Path registryDir;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void startRegistry() throws Exception {
+    registryDir = Files.createTempDirectory("apicurio-");
+    registry = ApicurioRegistry.start(registryDir);
+  }
+
+  @AfterAll
+  static void stopRegistry() throws Exception {
+    registry.close();
+  }
+
+  @Test
+  void shouldFoldInterleavedWriterVersionsDeadLetterWhatTheRegistryCannotServeAndWaitOutAnOutage() throws Exception {
+    DimensionSpec spec = spec("customers_registry");
+    String subject = spec.topics().changes() + "-value";
+    int v1 = registry.register(subject, V1.toString());
+    int v2 = registry.register(subject, V2.toString());
+    int keyless = registry.register("customers-keyless-value", KEYLESS.toString());
+    Random random = new Random(20_261_207L);
+    List<ChangeEvent> expected = new ArrayList<>();
+
+    try (DimensionService service = DimensionService.start(spec, KAFKA.bootstrapServers());
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(service.kafka(), new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      // Phase 1: two writer versions interleaved, in shuffled sequence order (late events), with bad records among them.
+      List<Integer> order = shuffled(0, 2_000, random);
+      for (int i = 0; i < order.size(); i++) {
+        long seq = T0 + order.get(i) * 1000L;
+        send(producer, spec, random.nextBoolean() ? v1Record(v1, seq, random, expected) : v2Record(v2, seq, random,
+            expected));
+        if (i % 400 == 7) {
+          send(producer, spec, "{\"customer_id\": 1}".getBytes(StandardCharsets.UTF_8));
+          send(producer, spec, frame(987_654, V1, v1Values(1, seq, "Oslo")));
+          send(producer, spec, frame(keyless, KEYLESS, keyless(seq)));
+        }
+      }
+      producer.flush();
+      awaitCaughtUp(service, spec);
+      Map<String, Integer> reasons = dlqReasons(service, spec);
+      assertThat(reasons).containsExactlyInAnyOrderEntriesOf(Map.of(RejectReason.BAD_MAGIC_BYTE, 5,
+          RejectReason.UNKNOWN_SCHEMA_ID, 5, RejectReason.UNRESOLVABLE_SCHEMA, 5));
+
+      // Phase 2: a third writer version registered, then the registry stops; its records arrive while it is down.
+      int v3 = registry.register(subject, V3.toString());
+      registry.stop();
+      List<Integer> later = shuffled(2_000, 2_600, random);
+      for (int i = 0; i < later.size(); i++) {
+        long seq = T0 + later.get(i) * 1000L;
+        send(producer, spec, i % 2 == 0 ? v3Record(v3, seq, random, expected) : v1Record(v1, seq, random, expected));
+      }
+      producer.flush();
+      HttpResponse<String> health = awaitHealth(service, "\"schema_registry\"");
+      assertThat(health.statusCode()).as("/health while records wait for the registry").isEqualTo(503);
+      assertThat(health.body()).contains("has not answered since");
+      registry.restart();
+
+      awaitCaughtUp(service, spec);
+      assertThat(dlqReasons(service, spec)).as("nothing went to the dead-letter topic during the outage")
+          .isEqualTo(reasons);
+      HttpResponse<String> after = awaitHealth(service, "\"compactor\"");
+      assertThat(after.body()).doesNotContain("schema_registry");
+    }
+
+    List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
+    table.sort(BusinessKeys.VERSION_ORDER);
+    assertThat(expected).hasSize(2_600);
+    assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+  }
+
+  private DimensionSpec spec(String name) throws IOException {
+    String yaml = "name: " + name + """
+
+        columns: {customer_id: long, updated_at: timestamp, city: string, tier: string}
+        key: [customer_id]
+        sequence: [updated_at]
+        format: avro
+        schema_registry:
+          url: %s
+          cache_size: 10
+        service:
+          data_dir: %s
+          table_path: %s
+          compaction: {interval: 1s}
+          http: {port: 0}
+        """.formatted(registry.confluentUrl(), dir.resolve("data"), dir.resolve("table"));
+    Path file = dir.resolve(name + ".yaml");
+    Files.writeString(file, yaml);
+    return DimensionSpecLoader.load(file);
+  }
+
+  private static byte[] v1Record(int id, long seq, Random random, List<ChangeEvent> expected) {
+    long key = 1 + random.nextInt(150);
+    String city = random.nextInt(10) == 0 ? null : CITIES.get(random.nextInt(CITIES.size()));
+    expected.add(ChangeEvent.upsert(BusinessKey.of(key), Sequence.of(seq), Arrays.asList(city, null)));
+    return frame(id, V1, v1Values(key, seq, city));
+  }
+
+  private static Map<String, Object> v1Values(long key, long seq, String city) {
+    Map<String, Object> values = new TreeMap<>();
+    values.put("customer_id", key);
+    values.put("updated_at", seq);
+    values.put("city", city);
+    return values;
+  }
+
+  private static byte[] v2Record(int id, long seq, Random random, List<ChangeEvent> expected) {
+    int key = 1 + random.nextInt(150);
+    String city = CITIES.get(random.nextInt(CITIES.size()));
+    String tier = TIERS.get(random.nextInt(TIERS.size()));
+    expected.add(ChangeEvent.upsert(BusinessKey.of((long) key), Sequence.of(seq), List.of(city, tier)));
+    Map<String, Object> values = new TreeMap<>();
+    values.put("tier", tier);
+    values.put("note", "written by v2");
+    values.put("city", city);
+    values.put("updated_at", seq / 1000); // timestamp-millis
+    values.put("customer_id", key);
+    return frame(id, V2, values);
+  }
+
+  private static byte[] v3Record(int id, long seq, Random random, List<ChangeEvent> expected) {
+    long key = 1 + random.nextInt(150);
+    String city = CITIES.get(random.nextInt(CITIES.size()));
+    String tier = TIERS.get(random.nextInt(TIERS.size()));
+    expected.add(ChangeEvent.upsert(BusinessKey.of(key), Sequence.of(seq), List.of(city, tier)));
+    Map<String, Object> values = new TreeMap<>();
+    values.put("customer_id", key);
+    values.put("segment", "smb");
+    values.put("city", city);
+    values.put("tier", tier);
+    values.put("updated_at", seq);
+    return frame(id, V3, values);
+  }
+
+  private static Map<String, Object> keyless(long seq) {
+    Map<String, Object> values = new TreeMap<>();
+    values.put("updated_at", seq);
+    values.put("city", "Oslo");
+    return values;
+  }
+
+  /** What a Confluent or Apicurio serializer writes: byte 0, the schema id, the record in Avro binary. */
+  private static byte[] frame(int id, Schema schema, Map<String, Object> values) {
+    GenericRecord r = new GenericData.Record(schema);
+    values.forEach(r::put);
+    try {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      out.write(ByteBuffer.allocate(5).put((byte) 0).putInt(id).array());
+      BinaryEncoder enc = EncoderFactory.get().binaryEncoder(out, null);
+      new GenericDatumWriter<GenericRecord>(schema).write(r, enc);
+      enc.flush();
+      return out.toByteArray();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void send(KafkaProducer<byte[], byte[]> producer, DimensionSpec spec, byte[] value) {
+    producer.send(new ProducerRecord<>(spec.topics().changes(), null, value));
+  }
+
+  private static List<Integer> shuffled(int from, int to, Random random) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      out.add(i);
+    }
+    Collections.shuffle(out, random);
+    return out;
+  }
+
+  private static void awaitCaughtUp(DimensionService service, DimensionSpec spec) throws InterruptedException {
+    boolean caughtUp = CatchUp.await(() -> CatchUp.streamsCaughtUp(service.kafka(), spec, "dimstream-" + spec.name())
+        && CatchUp.tableCaughtUp(service.kafka(), spec, service.table()), Duration.ofSeconds(180));
+    assertThat(caughtUp).as("the table caught up with the change stream").isTrue();
+  }
+
+  private static Map<String, Integer> dlqReasons(DimensionService service, DimensionSpec spec) {
+    Map<String, Integer> out = new TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(service.kafka(), spec.topics().dlq(), true).kept()) {
+      String reason = new String(r.headers().lastHeader(DimensionTopology.ERROR_HEADER).value(), StandardCharsets.UTF_8);
+      out.merge(reason, 1, Integer::sum);
+    }
+    return out;
+  }
+
+  /** Polls {@code /health} until its body holds {@code text}. */
+  private static HttpResponse<String> awaitHealth(DimensionService service, String text) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    HttpResponse<String> last = null;
+    while (System.nanoTime() < deadline) {
+      last = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.httpPort() + "/health")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (last.body().contains(text)) {
+        return last;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("/health never said " + text + "; last: " + (last == null ? null : last.body()));
+  }
+
+  private static Schema parse(String json) {
+    return new Schema.Parser().parse(json);
+  }
+}
