@@ -264,7 +264,7 @@ public final class Backfill {
     });
     try {
       // A failing engine sends the record to the DLQ, as in the topology; nothing here is a Kafka failure.
-      Scd2Step step = new Scd2Step(spec, ChangeDecoder.forSpec(spec), e -> false);
+      Scd2Step step = new Scd2Step(spec, ChangeDecoder.forFiles(spec), e -> false);
       ParallelDecode decode = new ParallelDecode(step, new UnknownFieldWarnings(spec.name(), spec.source()), pool,
           threads);
       List<DeadLetter> dead = new ArrayList<>();

@@ -47,7 +47,7 @@ final class KeyRunFold {
     this.engine = new IncrementalHistory(spec);
     this.step = new FoldStep(spec.trackedMask());
     this.expressions = SpecExpressions.compile(spec);
-    this.engineStep = new Scd2Step(spec, expressions, ChangeDecoder.forSpec(spec), e -> false);
+    this.engineStep = new Scd2Step(spec, expressions, ChangeDecoder.forFiles(spec), e -> false);
     this.conditions = expressions.hasConditions();
     this.derives = expressions.derivation() != Derivation.NONE;
   }

@@ -39,6 +39,17 @@ public interface ChangeDecoder {
   }
 
   /**
+   * The decoder for records that the file loaders ({@code backfill}, {@code replay}) build from JSON lines or CSV
+   * rows: as {@link #forSpec}, except that Avro is always plain Avro with the spec's schema, since no file record
+   * passes through a schema registry.
+   *
+   * @throws ChangeException when the spec's Avro schema cannot be decoded into its columns
+   */
+  static ChangeDecoder forFiles(DimensionSpec spec) {
+    return spec.inputFormat() == io.dimstream.spec.InputFormat.AVRO ? new AvroChangeDecoder(spec) : forSpec(spec);
+  }
+
+  /**
    * Decodes one record.
    *
    * @param recordKey             the Kafka record key; may be null; read only for tombstones

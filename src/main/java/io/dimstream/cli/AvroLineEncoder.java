@@ -80,7 +80,9 @@ final class AvroLineEncoder {
 
   private static Schema schemaOf(DimensionSpec spec) {
     if (spec.avroSchema() == null) {
-      throw new IllegalArgumentException("the spec '" + spec.name() + "' has no Avro schema");
+      throw new IllegalArgumentException("the spec '" + spec.name() + "' has no Avro schema: records converted"
+          + " from files are written with the spec's 'schema:' (an .avsc), which a spec reading a schema registry"
+          + " may leave out; add it to convert files");
     }
     Schema schema = new Schema.Parser().parse(spec.avroSchema());
     if (schema.getType() != Schema.Type.RECORD) {

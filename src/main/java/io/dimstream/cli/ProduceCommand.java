@@ -2,6 +2,7 @@ package io.dimstream.cli;
 
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
+import io.dimstream.registry.HttpSchemaRegistry;
 import io.dimstream.service.KafkaClients;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.InputFormat;
@@ -120,12 +121,14 @@ final class ProduceCommand implements Callable<Integer> {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
         InputFiles.LineReader lines = InputFiles.forTopic(file, spec);
         Progress progress = Progress.onStderr("records", total)) {
+      byte[] header = wireHeader(spec);
       KeyedChanges keyed = new KeyedChanges(spec);
       int changesPartitions = producer.partitionsFor(spec.topics().changes()).size();
       while (lines.hasNext()) {
         InputFiles.Line line = lines.next();
+        byte[] value = header == null ? line.value() : framed(header, line.value());
         ProducerRecord<byte[], byte[]> rec = keyedRecord(keyed, snapshot == null
-            ? new ProducerRecord<>(spec.topics().changes(), null, line.value()) : snapshot.row(line.value()),
+            ? new ProducerRecord<>(spec.topics().changes(), null, value) : snapshot.row(value),
             changesPartitions);
         producer.send(rec, (md, e) -> {
           if (e != null) {
@@ -156,5 +159,25 @@ final class ProduceCommand implements Callable<Integer> {
       throw CliErrors.produceFailed(spec.topics().changes(), failed.get());
     }
     return sent;
+  }
+
+  /**
+   * Under {@code schema_registry}: the Confluent wire format's header (byte 0, the schema id) of the spec's Avro
+   * schema, registered under {@code <changes topic>-value} (the topic-name strategy); else null.
+   */
+  private static byte[] wireHeader(DimensionSpec spec) {
+    if (spec.schemaRegistry() == null) {
+      return null;
+    }
+    try (HttpSchemaRegistry registry = new HttpSchemaRegistry(spec.schemaRegistry(), java.time.Clock.systemUTC())) {
+      int id = registry.register(spec.topics().changes() + "-value", spec.avroSchema());
+      return java.nio.ByteBuffer.allocate(5).put((byte) 0).putInt(id).array();
+    }
+  }
+
+  private static byte[] framed(byte[] header, byte[] body) {
+    byte[] out = java.util.Arrays.copyOf(header, header.length + body.length);
+    System.arraycopy(body, 0, out, header.length, body.length);
+    return out;
   }
 }

@@ -36,4 +36,10 @@ final class RegistryErrors {
     return new DimstreamException("Cannot load the trust store " + path + " of schema_registry.trust_store: " + e
         + ". Give a readable PKCS12 or JKS file and its password (trust_store_password_env).", e);
   }
+
+  static DimstreamException registerRefused(String subject, URI url, String problem) {
+    return new DimstreamException("Cannot register the spec's Avro schema under subject " + subject + " at the schema"
+        + " registry " + url + ": " + problem + ". Check schema_registry.url and basic_auth, and that the subject's"
+        + " compatibility rule accepts the schema.");
+  }
 }
