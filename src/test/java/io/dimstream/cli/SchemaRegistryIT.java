@@ -17,6 +17,7 @@ import io.dimstream.service.TopicReader;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.KernelReader;
+import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.topology.DimensionTopology;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -56,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code format: avro} with {@code schema_registry} through the running service, against a real Apicurio Registry
  * (its Confluent-compatible API): writer versions interleaved on one topic, records the registry cannot serve in
  * the dead-letter topic with their reasons, and the registry stopped and started again mid-stream with nothing lost
- * and nothing dead-lettered. The table read back by Delta Kernel equals the reference fold of the good records.
+ * and nothing dead-lettered; {@code dimstream produce} writing the wire format. The table read back by Delta Kernel
+ * equals the reference fold of the good records.
  */
 class SchemaRegistryIT {
   @RegisterExtension
@@ -167,6 +169,38 @@ class SchemaRegistryIT {
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(expected).hasSize(2_600);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+  }
+
+  @Test
+  void shouldApplyWhatProduceWritesInTheWireFormat() throws Exception {
+    String yaml = Files.readString(Path.of("examples/customers-avro.yaml"))
+        .replaceFirst("(?m)^name: customers", "name: customers_produced")
+        .replaceFirst("(?m)^schema: \\S+", "schema: " + Path.of("schemas/customers-change.avsc").toAbsolutePath())
+        + "\nschema_registry: {url: " + registry.confluentUrl() + "}\nservice:\n  data_dir: " + dir.resolve("data")
+        + "\n  table_path: " + dir.resolve("table") + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n";
+    Path file = dir.resolve("customers_produced.yaml");
+    Files.writeString(file, yaml);
+    DimensionSpec spec = DimensionSpecLoader.load(file);
+    // ChangeStreams writes JSON: generate with the JSON example spec, whose columns are the schema's fields.
+    DimensionSpec jsonTwin = EndToEndIT.spec("customers_json_twin", dir);
+    ChangeStreams.GeneratedStream stream = ChangeStreams.random(jsonTwin, 20_261_208L).keys(200).events(2_000)
+        .late(0.05).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
+    Path input = dir.resolve("changes.jsonl");
+    stream.writeJsonLines(input);
+
+    try (DimensionService service = DimensionService.start(spec, KAFKA.bootstrapServers())) {
+      assertThat(ProduceCommand.produce(spec, input, service.kafka())).isEqualTo(2_000);
+      awaitCaughtUp(service, spec);
+      assertThat(TopicReader.readAll(service.kafka(), spec.topics().dlq(), true).kept()).isEmpty();
+      ConsumerRecord<byte[], byte[]> first = TopicReader.readAll(service.kafka(), spec.topics().changes(), true)
+          .kept().get(0);
+      assertThat(first.value()[0]).as("the wire format's magic byte").isZero();
+    }
+
+    assertThat(registry.subjects()).contains(spec.topics().changes() + "-value");
+    List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
+    table.sort(BusinessKeys.VERSION_ORDER);
+    assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
   }
 
   private DimensionSpec spec(String name) throws IOException {

@@ -73,6 +73,15 @@ public final class ApicurioRegistry implements AutoCloseable {
     return JSON.readTree(r.body()).get("id").asInt();
   }
 
+  /** The subjects the registry holds. */
+  public List<String> subjects() throws IOException, InterruptedException {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(confluentUrl() + "/subjects")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    List<String> out = new ArrayList<>();
+    JSON.readTree(r.body()).forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
   /** Stops the process (as a crash or an outage would: no goodbye to clients). */
   public void stop() throws InterruptedException {
     if (process != null) {
