@@ -25,7 +25,8 @@ public interface ChangeDecoder {
 
   /**
    * The decoder for the spec's input format: {@link JsonChangeDecoder}, {@link AvroChangeDecoder} (or
-   * {@link RegistryAvroDecoder} under {@code schema_registry}) or {@link DebeziumJsonDecoder}.
+   * {@link RegistryAvroDecoder} under {@code schema_registry}), {@link DebeziumJsonDecoder} or
+   * {@link DebeziumAvroDecoder}.
    *
    * @throws ChangeException when the spec's Avro schema cannot be decoded into its columns
    */
@@ -35,18 +36,25 @@ public interface ChangeDecoder {
       case AVRO -> spec.schemaRegistry() == null ? new AvroChangeDecoder(spec)
           : new RegistryAvroDecoder(spec, new HttpSchemaRegistry(spec.schemaRegistry(), Clock.systemUTC()));
       case DEBEZIUM_JSON -> new DebeziumJsonDecoder(spec);
+      case DEBEZIUM_AVRO -> new DebeziumAvroDecoder(spec, new HttpSchemaRegistry(spec.schemaRegistry(),
+          Clock.systemUTC()));
     };
   }
 
   /**
    * The decoder for records that the file loaders ({@code backfill}, {@code replay}) build from JSON lines or CSV
-   * rows: as {@link #forSpec}, except that Avro is always plain Avro with the spec's schema, since no file record
-   * passes through a schema registry.
+   * rows: as {@link #forSpec}, except that no file record passes through a schema registry: Avro is plain Avro with
+   * the spec's schema, and Debezium envelopes are JSON.
    *
    * @throws ChangeException when the spec's Avro schema cannot be decoded into its columns
    */
   static ChangeDecoder forFiles(DimensionSpec spec) {
-    return spec.inputFormat() == io.dimstream.spec.InputFormat.AVRO ? new AvroChangeDecoder(spec) : forSpec(spec);
+    return switch (spec.inputFormat()) {
+      case AVRO -> new AvroChangeDecoder(spec);
+      // a file holds envelopes as JSON lines, as Connect's JsonConverter writes them
+      case DEBEZIUM_AVRO -> new DebeziumJsonDecoder(spec);
+      default -> forSpec(spec);
+    };
   }
 
   /**

@@ -194,4 +194,16 @@ final class ChangeErrors {
         + " columns under Avro's resolution rules: " + problem + ". Give the field a default in the spec's schema,"
         + " keep it in the writer schema, or change the column's type to one the writer's type promotes to.");
   }
+
+  static RejectedRecord notAnEnvelope(int id, String name) {
+    return new RejectedRecord(RejectReason.UNRESOLVABLE_SCHEMA, "Writer schema " + id + " (" + name + ") is no"
+        + " Debezium envelope: it lacks the field 'op', or both 'before' and 'after'. The debezium-avro format reads"
+        + " what Kafka Connect's AvroConverter writes for a Debezium connector; read other Avro records with"
+        + " 'format: avro'.");
+  }
+
+  static RejectedRecord malformedEnvelope(int id, String problem) {
+    return new RejectedRecord(RejectReason.MALFORMED_AVRO, "Cannot read the Debezium envelope of writer schema " + id
+        + ": " + problem + ". The bytes after the wire-format header must be one Avro record of that schema.");
+  }
 }

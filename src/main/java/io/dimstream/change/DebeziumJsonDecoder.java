@@ -57,10 +57,7 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
   @Override
   public Decoded decode(byte[] recordKey, byte[] value, long recordTimestampMillis) {
     if (value == null) {
-      if (debeziumDeletes) {
-        return TOMBSTONE_AFTER_DELETE;
-      }
-      return assembler.tombstone(recordKey, recordTimestampMillis, JsonRecords.READER);
+      return tombstone(recordKey, recordTimestampMillis);
     }
     try {
       JsonNode envelope = JsonRecords.object(value, "Debezium envelope");
@@ -68,47 +65,60 @@ public final class DebeziumJsonDecoder implements ChangeDecoder {
       if (!envelope.has("op") && payload != null && payload.isObject()) {
         envelope = payload;
       }
-      JsonNode opNode = envelope.get("op");
-      String op = opNode == null || opNode.isNull() ? null : opNode.asText();
-      boolean delete;
-      String rowField;
-      if ("d".equals(op)) {
-        delete = true;
-        rowField = "before";
-      } else if ("c".equals(op) || "u".equals(op) || "r".equals(op)) {
-        delete = false;
-        rowField = "after";
-      } else {
-        throw ChangeErrors.unknownDebeziumOp(op);
-      }
-      JsonNode row = envelope.get(rowField);
-      if (row == null || !row.isObject()) {
-        throw ChangeErrors.missingDebeziumRow(op, rowField);
-      }
-      JsonNode env = envelope;
-      JsonNode source = envelope.path("source");
-      // a delete's before row locates the key (and is what skip_when judges it by): its other fields are not applied
-      List<String> unknown = delete ? List.of() : assembler.unknownFields(row);
-      return new Decoded.Accepted(assembler.assemble(i -> {
-        Column c = columns[i];
-        if (sourceField[i] != null) {
-          return fromSource(source, sourceField[i], c, "r".equals(op));
-        }
-        if (isSequence[i]) {
-          JsonNode v = present(env.get(c.name()));
-          if (v == null) {
-            v = present(source.get(c.name()));
-          }
-          if (v == null && delete) {
-            throw ChangeErrors.debeziumDeleteSequence(c);
-          }
-          return EventAssembler.typed(v == null ? row.get(c.name()) : v, c);
-        }
-        return assembler.field(row.get(c.name()), c);
-      }, delete), unknown);
+      return envelope(envelope);
     } catch (RejectedRecord r) {
       return r.toDecoded();
     }
+  }
+
+  /** One envelope already read (from JSON, or from Avro by {@link DebeziumAvroDecoder}). */
+  Decoded envelope(JsonNode envelope) throws RejectedRecord {
+    JsonNode opNode = envelope.get("op");
+    String op = opNode == null || opNode.isNull() ? null : opNode.asText();
+    boolean delete;
+    String rowField;
+    if ("d".equals(op)) {
+      delete = true;
+      rowField = "before";
+    } else if ("c".equals(op) || "u".equals(op) || "r".equals(op)) {
+      delete = false;
+      rowField = "after";
+    } else {
+      throw ChangeErrors.unknownDebeziumOp(op);
+    }
+    JsonNode row = envelope.get(rowField);
+    if (row == null || !row.isObject()) {
+      throw ChangeErrors.missingDebeziumRow(op, rowField);
+    }
+    JsonNode env = envelope;
+    JsonNode source = envelope.path("source");
+    // a delete's before row locates the key (and is what skip_when judges it by): its other fields are not applied
+    List<String> unknown = delete ? List.of() : assembler.unknownFields(row);
+    return new Decoded.Accepted(assembler.assemble(i -> {
+      Column c = columns[i];
+      if (sourceField[i] != null) {
+        return fromSource(source, sourceField[i], c, "r".equals(op));
+      }
+      if (isSequence[i]) {
+        JsonNode v = present(env.get(c.name()));
+        if (v == null) {
+          v = present(source.get(c.name()));
+        }
+        if (v == null && delete) {
+          throw ChangeErrors.debeziumDeleteSequence(c);
+        }
+        return EventAssembler.typed(v == null ? row.get(c.name()) : v, c);
+      }
+      return assembler.field(row.get(c.name()), c);
+    }, delete), unknown);
+  }
+
+  /** What a Kafka tombstone means under the spec's delete rule. */
+  Decoded tombstone(byte[] recordKey, long recordTimestampMillis) {
+    if (debeziumDeletes) {
+      return TOMBSTONE_AFTER_DELETE;
+    }
+    return assembler.tombstone(recordKey, recordTimestampMillis, JsonRecords.READER);
   }
 
   /**

@@ -16,9 +16,6 @@ import java.util.Optional;
  * waits; {@link #close} ends the wait with a {@link DecoderClosedException}. Thread-safe.
  */
 public final class RegistryAvroDecoder implements ChangeDecoder {
-  /** Magic byte and schema id. */
-  static final int HEADER = 5;
-
   private final EventAssembler assembler;
   private final SchemaRegistry registry;
   private final WriterPlans plans;
@@ -41,13 +38,7 @@ public final class RegistryAvroDecoder implements ChangeDecoder {
       return assembler.tombstone(recordKey, recordTimestampMillis, JsonRecords.READER);
     }
     try {
-      if (value.length < HEADER) {
-        throw ChangeErrors.shortWireHeader(value.length);
-      }
-      if (value[0] != 0) {
-        throw ChangeErrors.badMagicByte(value[0] & 0xff);
-      }
-      int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
+      int id = WireFormat.schemaId(value);
       WriterPlans.Plan plan;
       try {
         plan = plans.plan(id);
@@ -59,7 +50,7 @@ public final class RegistryAvroDecoder implements ChangeDecoder {
       if (plan.rejected() != null) {
         throw plan.rejected();
       }
-      Object[] raw = plan.rows().raw(value, HEADER);
+      Object[] raw = plan.rows().raw(value, WireFormat.HEADER);
       Object[] defaults = plan.defaults();
       for (int i = 0; i < raw.length; i++) {
         if (raw[i] == null && defaults[i] != null) {

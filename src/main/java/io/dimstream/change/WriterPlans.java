@@ -4,16 +4,13 @@ import io.dimstream.registry.RegisteredSchema;
 import io.dimstream.registry.SchemaRegistry;
 import io.dimstream.types.Column;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.avro.JsonProperties;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaCompatibility;
 
 /**
- * One reading plan per writer schema id, fetched from the registry once and kept (the least recently used dropped
- * past the cache size). A writer schema that Avro's resolution rules cannot read as the spec's reader view is kept
+ * One reading plan per writer schema id, fetched from the registry once and kept ({@link SchemaCache}). A writer schema that Avro's resolution rules cannot read as the spec's reader view is kept
  * too, as its rejection: every record of that id is refused without asking the registry again. Thread-safe.
  */
 final class WriterPlans {
@@ -27,42 +24,23 @@ final class WriterPlans {
    */
   record Plan(AvroRows rows, Object[] defaults, RejectedRecord rejected) {}
 
-  private final SchemaRegistry registry;
   private final ReaderSchema reader;
   private final Column[] columns;
-  private final Map<Integer, Plan> cache;
+  private final SchemaCache<Plan> cache;
 
   WriterPlans(SchemaRegistry registry, ReaderSchema reader, Column[] columns, int cacheSize) {
-    this.registry = registry;
     this.reader = reader;
     this.columns = columns.clone();
-    this.cache = new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<Integer, Plan> eldest) {
-        return size() > cacheSize;
-      }
-    };
+    this.cache = new SchemaCache<>(registry, cacheSize, this::compile);
   }
 
   /**
    * The plan for schema {@code id}; waits while the registry is unreachable (see {@link SchemaRegistry#schema}).
    *
-   * @throws io.dimstream.registry.UnknownSchemaIdException when the registry has no such id (not cached: the
-   *     schema may be registered later)
+   * @throws io.dimstream.registry.UnknownSchemaIdException when the registry has no such id
    */
   Plan plan(int id) {
-    synchronized (cache) {
-      Plan p = cache.get(id);
-      if (p != null) {
-        return p;
-      }
-    }
-    // fetched outside the lock: one slow id must not hold up records of ids already known
-    Plan p = compile(registry.schema(id));
-    synchronized (cache) {
-      cache.put(id, p);
-    }
-    return p;
+    return cache.get(id);
   }
 
   private Plan compile(RegisteredSchema registered) {

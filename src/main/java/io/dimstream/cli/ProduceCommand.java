@@ -166,6 +166,11 @@ final class ProduceCommand implements Callable<Integer> {
    * schema, registered under {@code <changes topic>-value} (the topic-name strategy); else null.
    */
   private static byte[] wireHeader(DimensionSpec spec) {
+    if (spec.inputFormat() == InputFormat.DEBEZIUM_AVRO) {
+      throw new CliErrors.UsageError("produce writes Avro with the spec's own schema, but the format debezium-avro"
+          + " reads envelopes written by Kafka Connect's AvroConverter. Fix: let the connector write the topic, or"
+          + " load a file of Debezium JSON envelopes into the table with `dimstream backfill`");
+    }
     if (spec.schemaRegistry() == null) {
       return null;
     }

@@ -135,13 +135,19 @@ public final class DimensionSpecBuilder {
             "declare it as boolean, or add 'equals: <value>' to compare it with a value");
       }
     }
-    if (deleteRule instanceof DeleteRule.DebeziumOp && inputFormat != InputFormat.DEBEZIUM_JSON) {
-      throw SpecErrors.invalid(source, "delete", "'debezium' deletes need the debezium-json input format",
+    if (deleteRule instanceof DeleteRule.DebeziumOp && !inputFormat.isDebezium()) {
+      throw SpecErrors.invalid(source, "delete", "'debezium' deletes need the debezium-json or debezium-avro input format",
           "set 'format: debezium-json', or use delete: {column: .., equals: ..}");
     }
-    if (schemaRegistry != null && inputFormat != InputFormat.AVRO) {
-      throw SpecErrors.invalid(source, "schema_registry", "the registry serves the avro format's writer schemas, but"
-          + " the format is " + inputFormat.specName(), "set 'format: avro', or remove 'schema_registry'");
+    if (schemaRegistry != null && inputFormat != InputFormat.AVRO && !inputFormat.readsRegistry()) {
+      throw SpecErrors.invalid(source, "schema_registry", "the registry serves the writer schemas of Avro records, but"
+          + " the format is " + inputFormat.specName(), "set 'format: avro' or 'debezium-avro', or remove"
+          + " 'schema_registry'");
+    }
+    if (inputFormat.readsRegistry() && schemaRegistry == null) {
+      throw SpecErrors.invalid(source, "format", "the " + inputFormat.specName() + " format reads records in the"
+          + " Confluent wire format, whose writer schemas live in a schema registry",
+          "add 'schema_registry: {url: http://registry:8081}' (the registry Kafka Connect's AvroConverter writes to)");
     }
     if (inputFormat == InputFormat.AVRO && avroSchema == null && schemaRegistry == null) {
       throw SpecErrors.invalid(source, "format", "the avro input format needs the writer schema",

@@ -85,7 +85,7 @@ public final class DimensionSpecLoader {
     b.key(list(root, "key", file));
     InputFormat format = EventRules.inputFormat(root, file);
     List<String> sequence = list(root, "sequence", file);
-    if (format == InputFormat.DEBEZIUM_JSON) {
+    if (format.isDebezium()) {
       sequence = DebeziumSection.sequence(root, sequence, declaredTypes, b, file);
     } else if (root.has("debezium")) {
       throw SpecErrors.invalid(file, "debezium", "the option applies to Debezium envelopes, but the format is "
@@ -110,7 +110,7 @@ public final class DimensionSpecLoader {
         default -> throw SpecErrors.invalid(file, "versions_format", "unknown format '" + f + "'", "use json or avro");
       });
     }
-    b.delete(format == InputFormat.DEBEZIUM_JSON && !root.has("delete") ? new DeleteRule.DebeziumOp()
+    b.delete(format.isDebezium() && !root.has("delete") ? new DeleteRule.DebeziumOp()
         : EventRules.deleteRule(root.get("delete"), file));
     if (root.has("topics")) {
       JsonNode t = root.get("topics");

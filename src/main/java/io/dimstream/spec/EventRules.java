@@ -26,7 +26,9 @@ final class EventRules {
       case "json" -> InputFormat.JSON;
       case "avro" -> InputFormat.AVRO;
       case "debezium-json", "debezium" -> InputFormat.DEBEZIUM_JSON;
-      default -> throw SpecErrors.invalid(file, "format", "unknown input format '" + f + "'", "use json, avro or debezium-json");
+      case "debezium-avro" -> InputFormat.DEBEZIUM_AVRO;
+      default -> throw SpecErrors.invalid(file, "format", "unknown input format '" + f + "'",
+          "use json, avro, debezium-json or debezium-avro");
     };
   }
 

@@ -21,10 +21,10 @@ final class SchemaRegistrySection {
     }
     SpecNodes.checkKnown(node, SECTION, Set.of("url", "basic_auth", "trust_store", "trust_store_password",
         "trust_store_password_env", "cache_size"), file);
-    if (format != InputFormat.AVRO) {
-      throw SpecErrors.invalid(file, SECTION, "the registry serves the avro format's writer schemas, but the format"
-          + " is " + format.specName(), "set 'format: avro' for records in the Confluent wire format, or remove "
-          + "'schema_registry'");
+    if (format != InputFormat.AVRO && !format.readsRegistry()) {
+      throw SpecErrors.invalid(file, SECTION, "the registry serves the writer schemas of Avro records, but the format"
+          + " is " + format.specName(), "set 'format: avro' or 'debezium-avro' for records in the Confluent wire"
+          + " format, or remove 'schema_registry'");
     }
     URI url = url(node.get("url"), file);
     String user = null;
