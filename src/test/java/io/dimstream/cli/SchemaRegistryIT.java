@@ -57,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code format: avro} with {@code schema_registry} through the running service, against a real Apicurio Registry
  * (its Confluent-compatible API): writer versions interleaved on one topic, records the registry cannot serve in
  * the dead-letter topic with their reasons, and the registry stopped and started again mid-stream with nothing lost
- * and nothing dead-lettered; {@code dimstream produce} writing the wire format. The table read back by Delta Kernel
+ * and nothing dead-lettered; {@code dimstream produce} writing the wire format; Debezium envelopes written by the
+ * AvroConverter (key and value framed, tombstones after deletes). The table read back by Delta Kernel
  * equals the reference fold of the good records.
  */
 class SchemaRegistryIT {
@@ -203,6 +204,102 @@ class SchemaRegistryIT {
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
   }
 
+  @Test
+  void shouldFoldDebeziumEnvelopesWrittenByTheAvroConverter() throws Exception {
+    Path file = dir.resolve("customers_dbz.yaml");
+    Files.writeString(file, """
+        name: customers_dbz
+        columns: {customer_id: long, city: string, lsn: long}
+        key: [customer_id]
+        sequence: [lsn]            # read from the envelope's source block
+        format: debezium-avro
+        schema_registry: {url: %s}
+        service:
+          data_dir: %s
+          table_path: %s
+          compaction: {interval: 1s}
+          http: {port: 0}
+        """.formatted(registry.confluentUrl(), dir.resolve("data"), dir.resolve("table")));
+    DimensionSpec spec = DimensionSpecLoader.load(file);
+    // as the AvroConverter registers them: the key and the envelope, under the topic-name strategy
+    int keyId = registry.register(spec.topics().changes() + "-key", DBZ_KEY.toString());
+    int envelopeId = registry.register(spec.topics().changes() + "-value", DBZ_ENVELOPE.toString());
+    Random random = new Random(20_261_209L);
+    List<ChangeEvent> expected = new ArrayList<>();
+    Map<Long, String> current = new TreeMap<>();
+
+    try (DimensionService service = DimensionService.start(spec, KAFKA.bootstrapServers());
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(service.kafka(), new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      List<Integer> lsns = shuffled(1, 1_501, random); // arrival out of commit order: late events across keys
+      for (int lsn : lsns) {
+        long key = 1 + random.nextInt(60);
+        byte[] recordKey = frame(keyId, DBZ_KEY, Map.of("customer_id", key));
+        String before = current.get(key);
+        if (before != null && random.nextInt(8) == 0) {
+          expected.add(ChangeEvent.delete(BusinessKey.of(key), Sequence.of(lsn)));
+          send(producer, spec, recordKey, dbzEnvelope(envelopeId, "d", key, before, null, lsn));
+          send(producer, spec, recordKey, null); // tombstones.on.delete
+          current.remove(key);
+        } else {
+          String city = CITIES.get(random.nextInt(CITIES.size()));
+          expected.add(ChangeEvent.upsert(BusinessKey.of(key), Sequence.of(lsn), List.of(city)));
+          send(producer, spec, recordKey, dbzEnvelope(envelopeId, before == null ? "c" : "u", key, before, city, lsn));
+          current.put(key, city);
+        }
+      }
+      producer.flush();
+      awaitCaughtUp(service, spec);
+      assertThat(TopicReader.readAll(service.kafka(), spec.topics().dlq(), true).kept()).isEmpty();
+    }
+
+    List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
+    table.sort(BusinessKeys.VERSION_ORDER);
+    assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+  }
+
+  private static final Schema DBZ_KEY = parse("""
+      {"type": "record", "name": "Key", "namespace": "shop.public.customers", "fields": [
+        {"name": "customer_id", "type": "long"}]}""");
+  /** What the AvroConverter registers for a Postgres table's envelope (trimmed to the fields dimstream reads). */
+  private static final Schema DBZ_ENVELOPE = parse("""
+      {"type": "record", "name": "Envelope", "namespace": "shop.public.customers", "fields": [
+        {"name": "before", "type": ["null", {"type": "record", "name": "Value", "fields": [
+          {"name": "customer_id", "type": "long"},
+          {"name": "city", "type": ["null", "string"], "default": null}]}], "default": null},
+        {"name": "after", "type": ["null", "Value"], "default": null},
+        {"name": "source", "type": {"type": "record", "name": "Source", "namespace": "io.debezium.connector.postgresql",
+          "fields": [{"name": "version", "type": "string"}, {"name": "connector", "type": "string"},
+                     {"name": "ts_ms", "type": "long"}, {"name": "lsn", "type": ["null", "long"], "default": null}]}},
+        {"name": "op", "type": "string"},
+        {"name": "ts_ms", "type": ["null", "long"], "default": null},
+        {"name": "transaction", "type": ["null", {"type": "record", "name": "block", "namespace": "event", "fields": [
+          {"name": "id", "type": "string"}, {"name": "total_order", "type": "long"}]}], "default": null}]}""");
+
+  private static byte[] dbzEnvelope(int id, String op, long key, String before, String after, long lsn) {
+    Schema value = DBZ_ENVELOPE.getField("after").schema().getTypes().get(1);
+    GenericRecord source = new GenericData.Record(DBZ_ENVELOPE.getField("source").schema());
+    source.put("version", "3.1.0.Final");
+    source.put("connector", "postgresql");
+    source.put("ts_ms", 1_772_352_000_000L + lsn);
+    source.put("lsn", lsn);
+    Map<String, Object> values = new TreeMap<>();
+    values.put("before", before == null ? null : row(value, key, before));
+    values.put("after", after == null ? null : row(value, key, after));
+    values.put("source", source);
+    values.put("op", op);
+    values.put("ts_ms", 1_772_352_000_000L + lsn);
+    values.put("transaction", null);
+    return frame(id, DBZ_ENVELOPE, values);
+  }
+
+  private static GenericRecord row(Schema value, long key, String city) {
+    GenericRecord r = new GenericData.Record(value);
+    r.put("customer_id", key);
+    r.put("city", city);
+    return r;
+  }
+
   private DimensionSpec spec(String name) throws IOException {
     String yaml = "name: " + name + """
 
@@ -292,6 +389,10 @@ class SchemaRegistryIT {
 
   private static void send(KafkaProducer<byte[], byte[]> producer, DimensionSpec spec, byte[] value) {
     producer.send(new ProducerRecord<>(spec.topics().changes(), null, value));
+  }
+
+  private static void send(KafkaProducer<byte[], byte[]> producer, DimensionSpec spec, byte[] key, byte[] value) {
+    producer.send(new ProducerRecord<>(spec.topics().changes(), key, value));
   }
 
   private static List<Integer> shuffled(int from, int to, Random random) {
