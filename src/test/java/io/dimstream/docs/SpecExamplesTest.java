@@ -58,14 +58,14 @@ class SpecExamplesTest {
             spec.put("schema", Path.of("examples").resolve(spec.get("schema").asText()).toAbsolutePath()
                 .normalize().toString());
           }
-          withRegistrySecrets(spec);
+          withRegistrySecrets(spec, dir);
           Files.writeString(file, YAML.writeValueAsString(spec));
           DimensionSpecLoader.load(file);
         } else {
           ObjectNode spec = base.deepCopy();
           root.fields().forEachRemaining(e -> spec.set(e.getKey(), e.getValue()));
           withTestSecrets(spec, dir);
-          withRegistrySecrets(spec);
+          withRegistrySecrets(spec, dir);
           Files.writeString(file, YAML.writeValueAsString(spec));
           DimensionSpecLoader.load(file);
         }
@@ -78,8 +78,18 @@ class SpecExamplesTest {
     assertThat(loaded).as("YAML examples loaded").isGreaterThan(10);
   }
 
-  /** A registry login named by variables of the user's machine: inline values stand in for them. */
-  private static void withRegistrySecrets(ObjectNode spec) {
+  /**
+   * A registry login and trust store named by variables and files of the user's machine: inline values and a file of
+   * the test stand in for them.
+   */
+  private static void withRegistrySecrets(ObjectNode spec, Path dir) throws java.io.IOException {
+    if (spec.path("schema_registry") instanceof ObjectNode registry && registry.has("trust_store")) {
+      registry.put("trust_store", Files.write(dir.resolve("registry-truststore.p12"), new byte[0]).toString());
+      if (registry.has("trust_store_password_env")) {
+        registry.remove("trust_store_password_env");
+        registry.put("trust_store_password", "test-password");
+      }
+    }
     if (spec.path("schema_registry").path("basic_auth") instanceof ObjectNode auth) {
       for (String secret : java.util.List.of("user", "password")) {
         if (auth.has(secret + "_env")) {

@@ -105,6 +105,30 @@ class DimensionSpecLoaderTest {
   }
 
   @Test
+  void shouldReadAvroFromARegistryWithoutASchemaFileAndNeverShowItsPassword() throws IOException {
+    Path file = dir.resolve("registry.yaml");
+    Files.writeString(file, """
+        name: customers
+        columns: {customer_id: long, updated_at: timestamp, city: string}
+        key: [customer_id]
+        sequence: [updated_at]
+        format: avro
+        schema_registry:
+          url: https://registry.example:8081/apis/ccompat/v7/
+          basic_auth: {user: dimstream, password: s3cret-pw}
+          cache_size: 50
+        """);
+
+    DimensionSpec spec = DimensionSpecLoader.load(file);
+
+    assertThat(spec.avroSchema()).isNull();
+    assertThat(spec.schemaRegistry().url()).hasToString("https://registry.example:8081/apis/ccompat/v7");
+    assertThat(spec.schemaRegistry().user()).isEqualTo("dimstream");
+    assertThat(spec.schemaRegistry().cacheSize()).isEqualTo(50);
+    assertThat(spec.toString()).doesNotContain("s3cret-pw");
+  }
+
+  @Test
   void shouldShipTheReadmeExampleAsExamplesCustomersYaml() throws IOException {
     assertThat(Files.readString(Path.of("examples/customers.yaml"))).isEqualTo(README_EXAMPLE);
   }
@@ -274,7 +298,21 @@ class DimensionSpecLoaderTest {
         bad("unknown delete rule", base + "delete: soft\n", "delete", "use {column: op, equals: d}"),
         bad("debezium delete on json", base + "delete: debezium\n", "delete", "format: debezium-json"),
         bad("avro without schema", base + "format: avro\n", "format", "schema: path/to/schema.avsc"),
-        bad("unknown format", base + "format: protobuf\n", "format", "use json, avro or debezium-json"),
+        bad("unknown format", base + "format: protobuf\n", "format", "use json, avro, debezium-json or debezium-avro"),
+        bad("registry for json", base + "schema_registry: {url: http://registry:8081}\n", "schema_registry",
+            "set 'format: avro' or 'debezium-avro'"),
+        bad("registry without url", base + "format: avro\nschema_registry: {cache_size: 10}\n", "schema_registry.url",
+            "Confluent-compatible API"),
+        bad("registry url not http", base + "format: avro\nschema_registry: {url: registry:8081}\n",
+            "schema_registry.url", "http://registry:8081"),
+        bad("registry login from an unset variable", base + "format: avro\nschema_registry: {url: http://r:8081,"
+            + " basic_auth: {user: u, password_env: DIMSTREAM_TEST_UNSET_VARIABLE}}\n",
+            "schema_registry.basic_auth.password_env", "export DIMSTREAM_TEST_UNSET_VARIABLE"),
+        bad("registry login without a password", base + "format: avro\nschema_registry: {url: http://r:8081,"
+            + " basic_auth: {user: u}}\n", "schema_registry.basic_auth", "needs a user and a password"),
+        bad("registry cache of none", base + "format: avro\nschema_registry: {url: http://r:8081, cache_size: 0}\n",
+            "schema_registry.cache_size", "positive whole number"),
+        bad("debezium-avro without registry", base + "format: debezium-avro\n", "format", "schema_registry"),
         bad("keyed changes not a boolean", base + "topics: {changes_keyed_by_business_key: yes please}\n",
             "topics.changes_keyed_by_business_key", "canonical business key"),
         bad("unknown versions format", base + "versions_format: csv\n", "versions_format", "use json or avro"),
