@@ -58,7 +58,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (its Confluent-compatible API): writer versions interleaved on one topic, records the registry cannot serve in
  * the dead-letter topic with their reasons, and the registry stopped and started again mid-stream with nothing lost
  * and nothing dead-lettered; {@code dimstream produce} writing the wire format; Debezium envelopes written by the
- * AvroConverter (key and value framed, tombstones after deletes). The table read back by Delta Kernel
+ * AvroConverter (key and value framed, tombstones after deletes); a registry that asks for a login. The table read back by Delta Kernel
  * equals the reference fold of the good records.
  */
 class SchemaRegistryIT {
@@ -170,6 +170,58 @@ class SchemaRegistryIT {
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(expected).hasSize(2_600);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+  }
+
+  @Test
+  void shouldWaitWithAWrongLoginAndReadEverythingOnceTheLoginIsRight() throws Exception {
+    try (ApicurioRegistry guarded = ApicurioRegistry.startWithLogin(dir.resolve("guarded"), "dimstream", "s3cret")) {
+      DimensionSpec wrong = loginSpec(guarded, "not-the-password");
+      int v1 = guarded.register(wrong.topics().changes() + "-value", V1.toString());
+      Random random = new Random(20_261_210L);
+      List<ChangeEvent> expected = new ArrayList<>();
+      try (DimensionService service = DimensionService.start(wrong, KAFKA.bootstrapServers());
+          KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(service.kafka(), new ByteArraySerializer(),
+              new ByteArraySerializer())) {
+        for (int seq : shuffled(0, 300, random)) {
+          send(producer, wrong, v1Record(v1, T0 + seq * 1000L, random, expected));
+        }
+        producer.flush();
+        HttpResponse<String> health = awaitHealth(service, "\"schema_registry\"");
+        assertThat(health.statusCode()).isEqualTo(503);
+        assertThat(health.body()).contains("HTTP 401").contains("schema_registry.basic_auth");
+        assertThat(health.body()).doesNotContain("not-the-password");
+      }
+
+      DimensionSpec right = loginSpec(guarded, "s3cret");
+      try (DimensionService service = DimensionService.start(right, KAFKA.bootstrapServers())) {
+        awaitCaughtUp(service, right);
+        assertThat(TopicReader.readAll(service.kafka(), right.topics().dlq(), true).kept()).isEmpty();
+      }
+      List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), right));
+      table.sort(BusinessKeys.VERSION_ORDER);
+      assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(right, expected));
+    }
+  }
+
+  /** The same dimension and state, reading {@code guarded} as user dimstream with {@code password}. */
+  private DimensionSpec loginSpec(ApicurioRegistry guarded, String password) throws IOException {
+    Path file = dir.resolve("customers_login.yaml");
+    Files.writeString(file, """
+        name: customers_login
+        columns: {customer_id: long, updated_at: timestamp, city: string, tier: string}
+        key: [customer_id]
+        sequence: [updated_at]
+        format: avro
+        schema_registry:
+          url: %s
+          basic_auth: {user: dimstream, password: %s}
+        service:
+          data_dir: %s
+          table_path: %s
+          compaction: {interval: 1s}
+          http: {port: 0}
+        """.formatted(guarded.confluentUrl(), password, dir.resolve("data"), dir.resolve("table")));
+    return DimensionSpecLoader.load(file);
   }
 
   @Test

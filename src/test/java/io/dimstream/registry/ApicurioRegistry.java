@@ -33,13 +33,16 @@ public final class ApicurioRegistry implements AutoCloseable {
   private final int port;
   private final int managementPort;
   private final List<String> extraProperties;
+  /** The {@code Authorization} header of every request the test makes, or null. */
+  private final String authorization;
   private Process process;
 
-  private ApicurioRegistry(Path dir, List<String> extraProperties) throws IOException {
+  private ApicurioRegistry(Path dir, List<String> extraProperties, String authorization) throws IOException {
     this.dir = dir;
     this.port = freePort();
     this.managementPort = freePort();
     this.extraProperties = List.copyOf(extraProperties);
+    this.authorization = authorization;
   }
 
   /** Starts a registry keeping its data under {@code dir}; waits until its API answers. */
@@ -50,9 +53,34 @@ public final class ApicurioRegistry implements AutoCloseable {
   /** As {@link #start(Path)}, with more {@code -Dname=value} system properties for the registry. */
   public static ApicurioRegistry start(Path dir, List<String> systemProperties)
       throws IOException, InterruptedException {
-    ApicurioRegistry r = new ApicurioRegistry(dir, systemProperties);
+    ApicurioRegistry r = new ApicurioRegistry(dir, systemProperties, null);
     r.launch();
     return r;
+  }
+
+  /**
+   * A registry whose API answers only requests with HTTP basic authentication as {@code user}: Quarkus' own basic
+   * authentication with one user held in the configuration, every path under {@code /apis} for authenticated
+   * callers only.
+   */
+  public static ApicurioRegistry startWithLogin(Path dir, String user, String password)
+      throws IOException, InterruptedException {
+    ApicurioRegistry r = new ApicurioRegistry(dir, List.of("-Dquarkus.http.auth.basic=true",
+        "-Dquarkus.security.users.embedded.enabled=true", "-Dquarkus.security.users.embedded.plain-text=true",
+        "-Dquarkus.security.users.embedded.users." + user + "=" + password,
+        "-Dquarkus.security.users.embedded.roles." + user + "=sr-admin",
+        "-Dquarkus.http.auth.permission.apis.paths=/apis/*",
+        "-Dquarkus.http.auth.permission.apis.policy=authenticated"),
+        "Basic " + java.util.Base64.getEncoder().encodeToString((user + ":" + password)
+            .getBytes(StandardCharsets.UTF_8)));
+    r.launch();
+    return r;
+  }
+
+  /** A request to the API with the test's own login, if any. */
+  private HttpRequest.Builder request(String path) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(confluentUrl() + path)).timeout(Duration.ofSeconds(10));
+    return authorization == null ? b : b.header("Authorization", authorization);
   }
 
   /** The base URL of the Confluent-compatible API, as a spec's {@code schema_registry.url} gives it. */
@@ -63,8 +91,8 @@ public final class ApicurioRegistry implements AutoCloseable {
   /** Registers an Avro schema under {@code subject} (a new version when it differs); returns its id. */
   public int register(String subject, String avroSchema) throws IOException, InterruptedException {
     String body = JSON.writeValueAsString(Map.of("schema", avroSchema));
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(confluentUrl() + "/subjects/" + subject
-            + "/versions")).header("Content-Type", "application/vnd.schemaregistry.v1+json")
+    HttpResponse<String> r = HTTP.send(request("/subjects/" + subject + "/versions")
+        .header("Content-Type", "application/vnd.schemaregistry.v1+json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IllegalStateException("Apicurio refused the schema for " + subject + ": " + r.statusCode() + " "
@@ -75,8 +103,7 @@ public final class ApicurioRegistry implements AutoCloseable {
 
   /** The subjects the registry holds. */
   public List<String> subjects() throws IOException, InterruptedException {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(confluentUrl() + "/subjects")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = HTTP.send(request("/subjects").build(), HttpResponse.BodyHandlers.ofString());
     List<String> out = new ArrayList<>();
     JSON.readTree(r.body()).forEach(n -> out.add(n.asText()));
     return out;
@@ -125,8 +152,7 @@ public final class ApicurioRegistry implements AutoCloseable {
             + tail(log));
       }
       try {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(confluentUrl() + "/subjects"))
-            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(request("/subjects").build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {
           return;
         }
