@@ -16,6 +16,10 @@ final class SchemaCache<P> {
   private final SchemaRegistry registry;
   private final Function<RegisteredSchema, P> compile;
   private final Map<Integer, P> cache;
+  /** The id asked last and its value: a topic mostly carries one writer version, so most lookups take no lock. */
+  private volatile Last<P> last;
+
+  private record Last<P>(int id, P value) {}
 
   SchemaCache(SchemaRegistry registry, int size, Function<RegisteredSchema, P> compile) {
     this.registry = registry;
@@ -35,9 +39,14 @@ final class SchemaCache<P> {
    *     may be registered later)
    */
   P get(int id) {
+    Last<P> l = last;
+    if (l != null && l.id() == id) {
+      return l.value();
+    }
     synchronized (cache) {
       P p = cache.get(id);
       if (p != null) {
+        last = new Last<>(id, p);
         return p;
       }
     }
@@ -46,6 +55,7 @@ final class SchemaCache<P> {
     synchronized (cache) {
       cache.put(id, p);
     }
+    last = new Last<>(id, p);
     return p;
   }
 }
