@@ -4,6 +4,7 @@ import io.dimstream.broker.EmbeddedKafkaBroker;
 import io.dimstream.broker.TopicProvisioner;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionAvro;
+import io.dimstream.codec.VersionFraming;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.enrich.EnrichmentCounters;
@@ -21,6 +22,7 @@ import io.dimstream.query.http.DimensionEndpoint;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.query.http.ServiceMetrics;
 import io.dimstream.change.ChangeDecoder;
+import io.dimstream.registry.HttpSchemaRegistry;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.SizePolicy;
 import io.dimstream.spec.StateLayouts;
@@ -36,6 +38,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -70,6 +73,8 @@ public final class DimensionService implements AutoCloseable {
   private volatile KafkaStreams streams;
   /** Reads change records; set before the topology starts, closed before it stops so no record waits forever. */
   private volatile ChangeDecoder decoder;
+  /** The id of the version records' schema in the registry when they are framed in the Confluent wire format. */
+  private OptionalInt versionsSchemaId = OptionalInt.empty();
   private CompactorRunner compactor;
   private DeltaTable table;
   private Map<String, Object> kafka;
@@ -182,7 +187,11 @@ public final class DimensionService implements AutoCloseable {
     // before the topology starts: its stores may hold events written under the specs the table was evolved from
     StateLayouts layouts = stateLayouts(table);
     VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
-    compactor = new CompactorRunner(spec, table, versions::decodeChange, kafka, owner(), clock, sizes,
+    // version records in the wire format name the schema registered for them; the compactor reads past the header
+    versionsSchemaId = VersionFraming.framed(spec) ? OptionalInt.of(registerVersionSchema(versions))
+        : OptionalInt.empty();
+    compactor = new CompactorRunner(spec, table, VersionFraming.framed(spec)
+        ? (k, v) -> versions.decodeChange(k, VersionFraming.unframe(v)) : versions::decodeChange, kafka, owner(), clock, sizes,
         failed::countDown);
     startQueryServer();
     // before the takeover: the table must hold what the versions topic holds before it is read
@@ -190,7 +199,7 @@ public final class DimensionService implements AutoCloseable {
 
     StreamsBuilder builder = new StreamsBuilder();
     decoder = ChangeDecoder.forSpec(spec);
-    DimensionTopology.build(builder, spec, decoder, DimensionTopology.DEFAULT_PRUNE_INTERVAL, sizes);
+    DimensionTopology.build(builder, spec, decoder, DimensionTopology.DEFAULT_PRUNE_INTERVAL, sizes, versionsSchemaId);
     if (!enrichments.isEmpty()) {
       int versionsPartitions = EnrichmentTopics.provision(kafka, spec, enrichments);
       enrichmentCounters = EnrichmentTopology.build(builder, spec, enrichments, versionsPartitions,
@@ -251,8 +260,9 @@ public final class DimensionService implements AutoCloseable {
     LOG.info("dimstream {} running: {} -> {} -> table {}", spec.name(), spec.topics().changes(),
         spec.topics().versions(), spec.service().tablePath());
     if (versions instanceof VersionAvro avro) {
-      LOG.info("Version records on {} are Avro binary (no framing) with the schema {}", spec.topics().versions(),
-          avro.schema());
+      LOG.info("Version records on {} are Avro binary ({}) with the schema {}", spec.topics().versions(),
+          versionsSchemaId.isPresent() ? "the Confluent wire format, schema id " + versionsSchemaId.getAsInt()
+              : "no framing", avro.schema());
     }
   }
 
@@ -266,7 +276,7 @@ public final class DimensionService implements AutoCloseable {
     short replication = Short.parseShort(props.getProperty(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1"));
     Path stateDir = Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
     TableTakeover takeover = new TableTakeover(spec, table, layouts, kafka, applicationId, partitions, replication,
-        changelogConfig, stateDir, compactor::current, takeoverStatus, owner());
+        changelogConfig, stateDir, compactor::current, takeoverStatus, owner(), versionsSchemaId);
     try {
       takeover.ensure();
     } catch (InterruptedException e) {
@@ -333,6 +343,19 @@ public final class DimensionService implements AutoCloseable {
     if (!namesState && s.fileCount() > 0 && stored != spec.latenessHorizon()) {
       throw ServiceErrors.lateStateSpec(spec, spec.service().tablePath(), TableTakeover.horizonText(spec, stored),
           TableTakeover.horizonText(spec, spec.latenessHorizon()));
+    }
+  }
+
+  /**
+   * Registers the Avro schema of the version records under {@code <versions topic>-value} (the topic-name strategy),
+   * a new version of the subject when the spec gained a column; the registry answers with the existing id otherwise.
+   */
+  private int registerVersionSchema(VersionRecordCodec versions) {
+    try (HttpSchemaRegistry registry = new HttpSchemaRegistry(spec.schemaRegistry(), clock)) {
+      int id = registry.register(spec.topics().versions() + "-value", ((VersionAvro) versions).schema().toString());
+      LOG.info("Version records on {} are in the Confluent wire format with schema id {} ({}-value)",
+          spec.topics().versions(), id, spec.topics().versions());
+      return id;
     }
   }
 

@@ -75,6 +75,7 @@ final class TableTakeover {
   /** How long the compactor may take to apply what the versions topic holds before the table is read. */
   static final Duration CATCH_UP_TIMEOUT = Duration.ofMinutes(30);
 
+  private final java.util.OptionalInt versionsSchemaId;
   private final DimensionSpec spec;
   private final DeltaTable table;
   private final StateLayouts layouts;
@@ -98,10 +99,14 @@ final class TableTakeover {
    * @param changelogConfig     topic configs of the changelog as Kafka Streams would create it
    * @param applicationStateDir this instance's Kafka Streams state of the application ({@code state.dir/<app id>})
    * @param owner               this instance, as it holds table leases (host and data directory)
+   * @param versionsSchemaId    the registered version schema's id when version records are framed in the Confluent
+   *                            wire format, as the topology writes them
    */
   TableTakeover(DimensionSpec spec, DeltaTable table, StateLayouts layouts, Map<String, Object> kafka,
       String applicationId, int partitions, short replication, Map<String, String> changelogConfig,
-      Path applicationStateDir, Supplier<Compactor> compactor, TakeoverStatus status, String owner) {
+      Path applicationStateDir, Supplier<Compactor> compactor, TakeoverStatus status, String owner,
+      java.util.OptionalInt versionsSchemaId) {
+    this.versionsSchemaId = versionsSchemaId;
     this.spec = spec;
     this.table = table;
     this.layouts = layouts;
@@ -434,7 +439,7 @@ final class TableTakeover {
           .forEach((tp, o) -> ends.put(tp.partition(), o.offset()));
       VersionsTopicIdentity identity = new VersionsTopicIdentity(spec.name(), topic, d.topicId());
       return VersionsTopicIdentity.tableFollows(identity, s, ends) ? null
-          : new TableVersionRecords(spec, d.partitions().size());
+          : new TableVersionRecords(spec, d.partitions().size(), versionsSchemaId);
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw ServiceErrors.takeoverFailed(spec, changelog, "could not read the versions topic " + topic + ": " + e);
     }

@@ -139,10 +139,12 @@ public final class DimensionSpecBuilder {
       throw SpecErrors.invalid(source, "delete", "'debezium' deletes need the debezium-json or debezium-avro input format",
           "set 'format: debezium-json', or use delete: {column: .., equals: ..}");
     }
-    if (schemaRegistry != null && inputFormat != InputFormat.AVRO && !inputFormat.readsRegistry()) {
-      throw SpecErrors.invalid(source, "schema_registry", "the registry serves the writer schemas of Avro records, but"
-          + " the format is " + inputFormat.specName(), "set 'format: avro' or 'debezium-avro', or remove"
-          + " 'schema_registry'");
+    if (schemaRegistry != null && inputFormat != InputFormat.AVRO && !inputFormat.readsRegistry()
+        && outputFormat != OutputFormat.AVRO) {
+      throw SpecErrors.invalid(source, "schema_registry", "the registry serves the schemas of Avro records, but the"
+          + " format is " + inputFormat.specName() + " and the versions_format " + outputFormat.name()
+          .toLowerCase(java.util.Locale.ROOT), "set 'format: avro' or 'debezium-avro' to read the Confluent wire"
+          + " format, 'versions_format: avro' to write it, or remove 'schema_registry'");
     }
     if (inputFormat.readsRegistry() && schemaRegistry == null) {
       throw SpecErrors.invalid(source, "format", "the " + inputFormat.specName() + " format reads records in the"

@@ -100,7 +100,7 @@ public final class DimensionSpecLoader {
     }
     b.inputFormat(format);
     if (root.has("schema_registry")) {
-      b.schemaRegistry(SchemaRegistrySection.read(root.get("schema_registry"), format, file, System::getenv));
+      b.schemaRegistry(SchemaRegistrySection.read(root.get("schema_registry"), file, System::getenv));
     }
     if (root.has("versions_format")) {
       String f = root.get("versions_format").asText().toLowerCase(Locale.ROOT);

@@ -14,18 +14,13 @@ final class SchemaRegistrySection {
 
   private SchemaRegistrySection() {}
 
-  static SchemaRegistrySettings read(JsonNode node, InputFormat format, Path file, UnaryOperator<String> env) {
+  static SchemaRegistrySettings read(JsonNode node, Path file, UnaryOperator<String> env) {
     if (!node.isObject()) {
       throw SpecErrors.invalid(file, SECTION, "expected a mapping", "write e.g. 'schema_registry: {url: "
           + "http://registry:8081}'");
     }
     SpecNodes.checkKnown(node, SECTION, Set.of("url", "basic_auth", "trust_store", "trust_store_password",
         "trust_store_password_env", "cache_size"), file);
-    if (format != InputFormat.AVRO && !format.readsRegistry()) {
-      throw SpecErrors.invalid(file, SECTION, "the registry serves the writer schemas of Avro records, but the format"
-          + " is " + format.specName(), "set 'format: avro' or 'debezium-avro' for records in the Confluent wire"
-          + " format, or remove 'schema_registry'");
-    }
     URI url = url(node.get("url"), file);
     String user = null;
     String password = null;

@@ -150,6 +150,16 @@ public final class DimensionTopology {
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval,
       SizePolicy sizes) {
+    build(builder, spec, decoder, pruneInterval, sizes, java.util.OptionalInt.empty());
+  }
+
+  /**
+   * As {@link #build(StreamsBuilder, DimensionSpec, ChangeDecoder, Duration, SizePolicy)}, writing each version
+   * record in the Confluent wire format ({@link io.dimstream.codec.VersionFraming}) when {@code versionsSchemaId}
+   * is given: the id of the version schema in the spec's schema registry.
+   */
+  public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval,
+      SizePolicy sizes, java.util.OptionalInt versionsSchemaId) {
     // store and client failures are Kafka Streams' to handle; any other failure is the record's, for the DLQ
     Predicate<RuntimeException> kafkaFailures = e -> e instanceof KafkaException;
     VersionRecordCodec versions;
@@ -194,8 +204,13 @@ public final class DimensionTopology {
     var outputs = out.split(Named.as("scd2-"))
         .branch((k, v) -> k.businessKey() != null, Branched.as("versions"))
         .defaultBranch(Branched.as("late"));
+    // framed at the sink: everything before it (sizes, the late-events branch) sees the record as the codec wrote it
+    var versionValues = versionsSchemaId.isPresent() ? Serdes.serdeFrom(
+        (org.apache.kafka.common.serialization.Serializer<byte[]>) (topic, v) ->
+            io.dimstream.codec.VersionFraming.frame(versionsSchemaId.getAsInt(), v),
+        (topic, v) -> io.dimstream.codec.VersionFraming.unframe(v)) : Serdes.ByteArray();
     outputs.get("scd2-versions").to(spec.topics().versions(),
-        Produced.with(OUT_KEY, Serdes.ByteArray()).withStreamPartitioner(new BusinessKeyPartitioner())
+        Produced.with(OUT_KEY, versionValues).withStreamPartitioner(new BusinessKeyPartitioner())
             .withName(VERSIONS_SINK));
     outputs.get("scd2-late").to(spec.topics().dlq(), Produced.with(OUT_KEY, Serdes.ByteArray()).withName(LATE_DLQ_SINK));
   }

@@ -20,12 +20,23 @@ public final class TableVersionRecords {
   private final EventJson json;
   private final VersionRecordCodec.RecordEncoder encoder;
   private final int partitions;
+  private final java.util.OptionalInt schemaId;
 
   /** @param partitions the versions topic's partition count */
   public TableVersionRecords(DimensionSpec spec, int partitions) {
+    this(spec, partitions, java.util.OptionalInt.empty());
+  }
+
+  /**
+   * @param partitions the versions topic's partition count
+   * @param schemaId   the registered version schema's id when records are framed in the Confluent wire format
+   *                   ({@link io.dimstream.codec.VersionFraming}), as the topology writes them
+   */
+  public TableVersionRecords(DimensionSpec spec, int partitions, java.util.OptionalInt schemaId) {
     this.json = new EventJson(spec);
     this.encoder = VersionRecordCodec.forSpec(spec).encoder();
     this.partitions = partitions;
+    this.schemaId = schemaId;
   }
 
   /** One versions-topic record: where it goes, its key and value, and its two header values. */
@@ -35,7 +46,11 @@ public final class TableVersionRecords {
   public VersionRecord of(Version row) {
     ChangeKind kind = row.isCurrent() ? ChangeKind.OPEN : ChangeKind.CLOSE;
     int partition = BusinessKeyPartitioner.partition(json.keyBytes(row.key()), partitions);
-    return new VersionRecord(partition, encoder.encodeKey(row.key(), row.validFrom()), encoder.encodeValue(row, kind),
+    byte[] value = encoder.encodeValue(row, kind);
+    if (schemaId.isPresent()) {
+      value = io.dimstream.codec.VersionFraming.frame(schemaId.getAsInt(), value);
+    }
+    return new VersionRecord(partition, encoder.encodeKey(row.key(), row.validFrom()), value,
         kind.wireName().getBytes(StandardCharsets.UTF_8), TRUE);
   }
 }

@@ -57,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code format: avro} with {@code schema_registry} through the running service, against a real Apicurio Registry
  * (its Confluent-compatible API): writer versions interleaved on one topic, records the registry cannot serve in
  * the dead-letter topic with their reasons, and the registry stopped and started again mid-stream with nothing lost
- * and nothing dead-lettered; {@code dimstream produce} writing the wire format; Debezium envelopes written by the
+ * and nothing dead-lettered; {@code dimstream produce} writing the wire format and the versions topic written in it
+ * for a consumer with the registry; Debezium envelopes written by the
  * AvroConverter (key and value framed, tombstones after deletes); a registry that asks for a login. The table read back by Delta Kernel
  * equals the reference fold of the good records.
  */
@@ -225,11 +226,12 @@ class SchemaRegistryIT {
   }
 
   @Test
-  void shouldApplyWhatProduceWritesInTheWireFormat() throws Exception {
+  void shouldApplyWhatProduceWritesAndWriteVersionsARegistryConsumerReads() throws Exception {
     String yaml = Files.readString(Path.of("examples/customers-avro.yaml"))
         .replaceFirst("(?m)^name: customers", "name: customers_produced")
         .replaceFirst("(?m)^schema: \\S+", "schema: " + Path.of("schemas/customers-change.avsc").toAbsolutePath())
-        + "\nschema_registry: {url: " + registry.confluentUrl() + "}\nservice:\n  data_dir: " + dir.resolve("data")
+        + "\nversions_format: avro\nschema_registry: {url: " + registry.confluentUrl() + "}\nservice:\n  data_dir: "
+        + dir.resolve("data")
         + "\n  table_path: " + dir.resolve("table") + "\n  compaction: {interval: 1s}\n  http: {port: 0}\n";
     Path file = dir.resolve("customers_produced.yaml");
     Files.writeString(file, yaml);
@@ -248,12 +250,59 @@ class SchemaRegistryIT {
       ConsumerRecord<byte[], byte[]> first = TopicReader.readAll(service.kafka(), spec.topics().changes(), true)
           .kept().get(0);
       assertThat(first.value()[0]).as("the wire format's magic byte").isZero();
+      versionRecords = TopicReader.readAll(service.kafka(), spec.topics().versions(), true).kept();
     }
 
-    assertThat(registry.subjects()).contains(spec.topics().changes() + "-value");
+    assertThat(registry.subjects()).contains(spec.topics().changes() + "-value", spec.topics().versions() + "-value");
     List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
+    // A consumer with the registry reads the versions topic: the last record of each version, as the registry's
+    // schema decodes it, says what the table holds.
+    assertThat(readWithRegistry(versionRecords)).containsExactlyInAnyOrderElementsOf(rows(spec, table));
+  }
+
+  private List<ConsumerRecord<byte[], byte[]>> versionRecords;
+
+  /** The last value of each version (record key), decoded with the writer schema its id names; retracted left out. */
+  private static List<String> readWithRegistry(List<ConsumerRecord<byte[], byte[]>> records) throws Exception {
+    Map<String, byte[]> last = new TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      last.put(new String(r.key(), StandardCharsets.UTF_8), r.value());
+    }
+    Map<Integer, Schema> schemas = new TreeMap<>();
+    List<String> out = new ArrayList<>();
+    for (byte[] value : last.values()) {
+      if (value == null) {
+        continue;
+      }
+      ByteBuffer header = ByteBuffer.wrap(value, 0, 5);
+      assertThat(header.get()).as("magic byte").isZero();
+      int id = header.getInt();
+      Schema writer = schemas.computeIfAbsent(id, i -> {
+        try {
+          return parse(registry.schema(i));
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      GenericRecord v = new org.apache.avro.generic.GenericDatumReader<GenericRecord>(writer).read(null,
+          org.apache.avro.io.DecoderFactory.get().binaryDecoder(value, 5, value.length - 5, null));
+      out.add(v.get("customer_id") + "|" + v.get("valid_from") + "|" + v.get("valid_to") + "|" + v.get("city") + "|"
+          + v.get("tier"));
+    }
+    return out;
+  }
+
+  private static List<String> rows(DimensionSpec spec, List<Version> table) {
+    List<String> names = spec.attributeColumns().stream().map(c -> c.name()).toList();
+    List<String> out = new ArrayList<>();
+    for (Version v : table) {
+      out.add(v.key().values().get(0) + "|" + v.validFrom().part(0) + "|"
+          + (v.validTo() == null ? null : v.validTo().part(0)) + "|" + v.attributes().get(names.indexOf("city")) + "|"
+          + v.attributes().get(names.indexOf("tier")));
+    }
+    return out;
   }
 
   @Test

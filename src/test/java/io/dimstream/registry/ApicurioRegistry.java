@@ -101,6 +101,15 @@ public final class ApicurioRegistry implements AutoCloseable {
     return JSON.readTree(r.body()).get("id").asInt();
   }
 
+  /** The schema registered under {@code id}, as a registry-aware consumer fetches it. */
+  public String schema(int id) throws IOException, InterruptedException {
+    HttpResponse<String> r = HTTP.send(request("/schemas/ids/" + id).build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("Apicurio has no schema " + id + ": " + r.statusCode() + " " + r.body());
+    }
+    return JSON.readTree(r.body()).get("schema").asText();
+  }
+
   /** The subjects the registry holds. */
   public List<String> subjects() throws IOException, InterruptedException {
     HttpResponse<String> r = HTTP.send(request("/subjects").build(), HttpResponse.BodyHandlers.ofString());
