@@ -129,11 +129,11 @@ public final class AvroRows {
       } catch (AvroCursor.BadText t) {
         throw ChangeErrors.badEncodingAvro(f.name(), t.offset(), value.length, t.getMessage());
       } catch (AvroCursor.Malformed m) {
-        throw ChangeErrors.malformedAvro(f.name(), f.typeName(), start, value.length, m.getMessage());
+        throw ChangeErrors.malformedAvro(f.name(), f.typeName(), start, value.length, m.getMessage(), from > 0);
       }
     }
     if (!in.atEnd()) {
-      throw ChangeErrors.trailingAvro(in.position(), value.length);
+      throw ChangeErrors.trailingAvro(in.position(), value.length, from > 0);
     }
     return raw;
   }

@@ -17,16 +17,20 @@ final class ChangeErrors {
         + ". Send one JSON object per record, with nothing after it.");
   }
 
-  static RejectedRecord malformedAvro(String field, String fieldType, int offset, int length, String problem) {
+  /** @param framed whether the record follows a wire-format header (its writer schema is the registry's) */
+  static RejectedRecord malformedAvro(String field, String fieldType, int offset, int length, String problem,
+      boolean framed) {
     return new RejectedRecord(RejectReason.MALFORMED_AVRO, "Cannot read Avro field '" + field + "' (" + fieldType
-        + ") at byte " + offset + " of " + length + ": " + problem
-        + ". Write records as plain Avro binary (no framing, no schema-registry prefix) with the spec's schema.");
+        + ") at byte " + offset + " of " + length + ": " + problem + (framed
+        ? ". The bytes after the wire-format header must be one record of the schema the header's id names."
+        : ". Write records as plain Avro binary (no framing, no schema-registry prefix) with the spec's schema."));
   }
 
-  static RejectedRecord trailingAvro(int offset, int length) {
+  static RejectedRecord trailingAvro(int offset, int length, boolean framed) {
     return new RejectedRecord(RejectReason.MALFORMED_AVRO, "The Avro record ends at byte " + offset + " but the value has "
-        + length + " bytes; the value holds more than one record of the spec's schema, or was written with another"
-        + " schema or framing. Write one record per value, plain Avro binary with the spec's schema.");
+        + length + " bytes" + (framed ? "; the value holds more than the one record of the schema its header names."
+        : "; the value holds more than one record of the spec's schema, or was written with another"
+        + " schema or framing. Write one record per value, plain Avro binary with the spec's schema."));
   }
 
   static RejectedRecord badEncoding(String what, String field, int offset, int length, String problem) {

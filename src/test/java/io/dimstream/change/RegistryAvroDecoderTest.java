@@ -170,6 +170,22 @@ class RegistryAvroDecoderTest {
     assertThat(asked).as("a schema that cannot be resolved is not fetched again").containsExactly(3, 4, 5);
   }
 
+  @Test
+  void shouldRejectARecordCutShortAfterItsHeaderAsMalformedAvro() {
+    RegistryAvroDecoder decoder = new RegistryAvroDecoder(spec(null), registry);
+    GenericRecord a = new GenericData.Record(V1);
+    a.put("customer_id", 7L);
+    a.put("updated_at", MICROS);
+    a.put("city", "Oslo");
+    byte[] whole = framed(1, V1, a);
+
+    assertThat(decoder.decode(null, Arrays.copyOf(whole, whole.length - 2), -1)).isInstanceOfSatisfying(
+        Decoded.Rejected.class, r -> {
+          assertThat(r.reason()).isEqualTo(RejectReason.MALFORMED_AVRO);
+          assertThat(r.detail()).contains("field 'city'").contains("the schema the header's id names");
+        });
+  }
+
   private static ChangeEvent event(Decoded d) {
     assertThat(d).isInstanceOf(Decoded.Accepted.class);
     return ((Decoded.Accepted) d).event();
