@@ -89,10 +89,13 @@ public final class AvroRows {
           column = i;
         }
       }
-      if (column >= 0 && !mapsOntoColumn(f.schema())) {
+      // Avro promotes bytes to string, and both are a length and the bytes: read as text, checked as UTF-8
+      Schema readAs = column >= 0 && columns[column].type().kind() == io.dimstream.types.ColumnType.Kind.STRING
+          ? bytesAsString(f.schema()) : f.schema();
+      if (column >= 0 && !mapsOntoColumn(readAs)) {
         throw new UnusableField(f.name(), f.schema().toString());
       }
-      fields.add(new FieldPlan(f.name(), typeName(f.schema()), column, reader(f.schema(), named)));
+      fields.add(new FieldPlan(f.name(), typeName(f.schema()), column, reader(readAs, named)));
     }
     this.plan = fields.toArray(new FieldPlan[0]);
   }
@@ -220,6 +223,17 @@ public final class AvroRows {
       return NODES.booleanNode(b);
     }
     return NODES.textNode(raw.toString());
+  }
+
+  /** {@code s} with plain {@code bytes} (alone or as a union branch) read as {@code string}. */
+  private static Schema bytesAsString(Schema s) {
+    if (s.getType() == Schema.Type.BYTES && s.getLogicalType() == null) {
+      return Schema.create(Schema.Type.STRING);
+    }
+    if (s.getType() == Schema.Type.UNION) {
+      return Schema.createUnion(s.getTypes().stream().map(AvroRows::bytesAsString).toList());
+    }
+    return s;
   }
 
   private static boolean mapsOntoColumn(Schema s) {

@@ -171,6 +171,28 @@ class RegistryAvroDecoderTest {
   }
 
   @Test
+  void shouldReadABytesFieldAsAStringColumnAndRefuseBytesThatAreNoText() {
+    Schema bytesCity = parse("""
+        {"type": "record", "name": "Customer", "fields": [
+          {"name": "customer_id", "type": "long"}, {"name": "updated_at", "type": "long"},
+          {"name": "city", "type": ["null", "bytes"]}]}""");
+    schemas.put(6, new RegisteredSchema(6, "AVRO", bytesCity.toString()));
+    RegistryAvroDecoder decoder = new RegistryAvroDecoder(spec(null), registry);
+    GenericRecord a = new GenericData.Record(bytesCity);
+    a.put("customer_id", 7L);
+    a.put("updated_at", MICROS);
+    a.put("city", ByteBuffer.wrap("Tromsø".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    GenericRecord b = new GenericData.Record(bytesCity);
+    b.put("customer_id", 7L);
+    b.put("updated_at", MICROS + 1);
+    b.put("city", ByteBuffer.wrap(new byte[] {(byte) 0xc0, (byte) 0xaf}));
+
+    assertThat(event(decoder.decode(null, framed(6, bytesCity, a), -1)).attributes()).containsExactly("Tromsø", null);
+    assertThat(decoder.decode(null, framed(6, bytesCity, b), -1)).isInstanceOfSatisfying(Decoded.Rejected.class,
+        r -> assertThat(r.reason()).isEqualTo(RejectReason.BAD_ENCODING));
+  }
+
+  @Test
   void shouldRejectARecordCutShortAfterItsHeaderAsMalformedAvro() {
     RegistryAvroDecoder decoder = new RegistryAvroDecoder(spec(null), registry);
     GenericRecord a = new GenericData.Record(V1);
