@@ -4,7 +4,10 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 
-/** CPU time and heap readings of this JVM, for the benchmarks that time work in their own thread. */
+/**
+ * CPU time and heap readings of this JVM, for the benchmarks that time work in their own thread; and the live heap of
+ * a child JVM, read with {@code jcmd}.
+ */
 final class JvmGauges {
   private JvmGauges() {}
 
@@ -51,5 +54,26 @@ final class JvmGauges {
     } catch (java.io.IOException | RuntimeException e) {
       return "unknown";
     }
+  }
+
+  /** {@code jcmd <pid> GC.class_histogram}: a full GC in that JVM, then its live objects by class. */
+  static String classHistogram(long pid) throws Exception {
+    java.nio.file.Path jcmd = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram").redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES);
+    return out;
+  }
+
+  /** The bytes on a class histogram's "Total" line (the live heap), or -1 when it has none. */
+  static long histogramBytes(String histogram) {
+    for (String l : histogram.lines().toList()) {
+      String t = l.trim();
+      if (t.startsWith("Total")) {
+        return Long.parseLong(t.split("\\s+")[2]);
+      }
+    }
+    return -1;
   }
 }

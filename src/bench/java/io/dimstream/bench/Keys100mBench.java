@@ -7,11 +7,9 @@ import static io.dimstream.bench.JvmGauges.loadavg;
 import static io.dimstream.bench.JvmGauges.retainedHeapMb;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
-import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
-import io.dimstream.table.BulkLoad;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Operation;
@@ -26,17 +24,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.stream.Stream;
@@ -136,10 +129,10 @@ public final class Keys100mBench {
             lookups.size() - 5, "what", "GET /dimensions/<name>/keys/<key>/history of random keys, after 5 warm-ups"));
 
         // the live heap after a full GC, with the histogram in the log
-        String histogram = jcmd(run.pid(), "GC.class_histogram");
+        String histogram = JvmGauges.classHistogram(run.pid());
         System.err.println("keys100m: heap histogram of dimstream run after a full GC:\n"
             + histogram.lines().limit(40).reduce("", (a, b) -> a + b + "\n"));
-        emit(name, "service_live_heap_mib", totalBytes(histogram) / 1048576.0, "MiB", with(p, "what",
+        emit(name, "service_live_heap_mib", JvmGauges.histogramBytes(histogram) / 1048576.0, "MiB", with(p, "what",
             "live heap of dimstream run after a full GC (jcmd GC.class_histogram), table open and index loaded"));
         emit(name, "service_peak_rss_mib", ChildProcess.vmHwmKb(run.pid()) / 1024.0, "MiB", with(p, "what",
             "VmHWM of dimstream run: JVM, RocksDB (event store and position index), takeover and restore"));
@@ -251,47 +244,8 @@ public final class Keys100mBench {
   private static void build(Path dir, DimensionSpec spec, int keys) throws Exception {
     long start = System.nanoTime();
     DeltaTable t = DeltaTable.create(dir, spec, spec.tableProperties());
-    BulkLoad load = t.bulkLoad();
-    int buckets = load.buckets();
-    int[] offsets = new int[buckets + 1];
-    int[] bucketOf = new int[keys];
-    for (int k = 0; k < keys; k++) {
-      bucketOf[k] = load.bucketOf(BusinessKey.of((long) k));
-      offsets[bucketOf[k] + 1]++;
-    }
-    for (int b = 0; b < buckets; b++) {
-      offsets[b + 1] += offsets[b];
-    }
-    int[] byBucket = new int[keys];
-    int[] fill = Arrays.copyOf(offsets, buckets);
-    for (int k = 0; k < keys; k++) {
-      byBucket[fill[bucketOf[k]]++] = k;
-    }
-    bucketOf = null;
-    ExecutorService pool = Executors.newFixedThreadPool(Runtime.getRuntime().availableProcessors());
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int b = 0; b < buckets; b++) {
-        int bucket = b;
-        done.add(pool.submit(() -> {
-          List<Version> rows = new ArrayList<>();
-          for (int i = offsets[bucket]; i < offsets[bucket + 1]; i++) {
-            long k = byBucket[i];
-            if (k % 10 == 0) {
-              rows.add(row(k, k % 720, CLOSE_GEN));
-            }
-            rows.add(row(k, CLOSE_GEN, null));
-          }
-          load.write(bucket, rows);
-        }));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } finally {
-      pool.shutdown();
-    }
-    load.commit(Operation.WRITE);
+    BucketedLoad.load(t, keys, k -> k % 10 == 0 ? List.of(row(k, k % 720, CLOSE_GEN), row(k, CLOSE_GEN, null))
+        : List.of(row(k, CLOSE_GEN, null)));
     emit("keys100m", "table_build_s", (System.nanoTime() - start) / 1e9, "s", params("keys", keys, "files",
         t.latest().fileCount(), "how", "the bulk loader in the bench JVM", "loadavg", loadavg()));
   }
@@ -326,26 +280,6 @@ public final class Keys100mBench {
       throw new IllegalStateException("no query endpoint line in " + log);
     }
     return "http://" + m.group(1) + ":" + m.group(2);
-  }
-
-  private static String jcmd(long pid, String command) throws Exception {
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    p.waitFor(5, TimeUnit.MINUTES);
-    return out;
-  }
-
-  /** The "Total" line of a class histogram: instances and bytes. */
-  private static long totalBytes(String histogram) {
-    for (String l : histogram.lines().toList()) {
-      String t = l.trim();
-      if (t.startsWith("Total")) {
-        String[] f = t.split("\\s+");
-        return Long.parseLong(f[2]);
-      }
-    }
-    return -1;
   }
 
   private static Path logback(Path work) throws IOException {

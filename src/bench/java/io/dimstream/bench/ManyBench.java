@@ -142,7 +142,7 @@ public final class ManyBench {
       long hwm = 0;
       long threads = 0;
       for (Process r : runs) {
-        heap += liveHeapBytes(r.pid());
+        heap += JvmGauges.histogramBytes(JvmGauges.classHistogram(r.pid()));
         rss += statusKb(r.pid(), "VmRSS");
         hwm += statusKb(r.pid(), "VmHWM");
         threads += statusKb(r.pid(), "Threads");
@@ -195,21 +195,6 @@ public final class ManyBench {
           + "\", \"updated_at\": " + (t0 + i * 1000L) + ", \"op\": \"u\"}").getBytes(StandardCharsets.UTF_8));
     }
     return out;
-  }
-
-  private static long liveHeapBytes(long pid) throws Exception {
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram").redirectErrorStream(true)
-        .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    p.waitFor(5, TimeUnit.MINUTES);
-    for (String l : out.lines().toList()) {
-      String t = l.trim();
-      if (t.startsWith("Total")) {
-        return Long.parseLong(t.split("\\s+")[2]);
-      }
-    }
-    return 0;
   }
 
   private static long statusKb(long pid, String field) throws IOException {

@@ -10,12 +10,10 @@ import static io.dimstream.bench.JvmGauges.resetPeak;
 import static io.dimstream.bench.JvmGauges.retainedHeapMb;
 import static io.dimstream.bench.JvmGauges.threadCpuNanos;
 
-import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
-import io.dimstream.table.BulkLoad;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.OptimizeResult;
@@ -30,9 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
@@ -178,45 +173,7 @@ public final class MergeOnReadBench {
     long cpu = processCpuNanos();
     long start = System.nanoTime();
     DeltaTable t = DeltaTable.create(dir, spec, Map.of());
-    BulkLoad load = t.bulkLoad();
-    int buckets = load.buckets();
-    // keys grouped by bucket with two int arrays: 20M Version objects at once would not fit the heap
-    int[] bucketOf = new int[keys];
-    int[] offsets = new int[buckets + 1];
-    for (int k = 0; k < keys; k++) {
-      bucketOf[k] = load.bucketOf(BusinessKey.of((long) k));
-      offsets[bucketOf[k] + 1]++;
-    }
-    for (int b = 0; b < buckets; b++) {
-      offsets[b + 1] += offsets[b];
-    }
-    int[] byBucket = new int[keys];
-    int[] fill = Arrays.copyOf(offsets, buckets);
-    for (int k = 0; k < keys; k++) {
-      byBucket[fill[bucketOf[k]]++] = k;
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(Runtime.getRuntime().availableProcessors());
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int b = 0; b < buckets; b++) {
-        int bucket = b;
-        done.add(pool.submit(() -> {
-          List<Version> rows = new ArrayList<>(2 * (offsets[bucket + 1] - offsets[bucket]));
-          for (int i = offsets[bucket]; i < offsets[bucket + 1]; i++) {
-            long k = byBucket[i];
-            rows.add(row(k, k % 720, CLOSE_GEN));
-            rows.add(row(k, CLOSE_GEN, null));
-          }
-          load.write(bucket, rows);
-        }));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } finally {
-      pool.shutdown();
-    }
-    long version = load.commit(Operation.WRITE).version();
+    long version = BucketedLoad.load(t, keys, k -> List.of(row(k, k % 720, CLOSE_GEN), row(k, CLOSE_GEN, null)));
     emit(bench, "build", (System.nanoTime() - start) / 1e9, "s", params("keys", keys, "table_rows",
         t.latest().rowCount(), "files", t.latest().fileCount(), "cpu_s", (processCpuNanos() - cpu) / 1_000_000_000,
         "loadavg", loadavg()));
