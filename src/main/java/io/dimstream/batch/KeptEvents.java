@@ -81,19 +81,70 @@ public final class KeptEvents {
     /** Writes the last part and the manifest naming the parts as those of table version {@code tableVersion}. */
     synchronized void finish(long tableVersion) throws IOException {
       flush();
-      store.put(MANIFEST, JSON.writeValueAsBytes(Map.of("id", id, "parts", parts, "events", events,
-          "tableVersion", tableVersion)));
-      LOG.info("Kept {} events the rows do not show in {} part(s) under {}", events, parts, store.describe(DIR));
+      manifest(store, id, parts, events, tableVersion);
     }
 
     /** Deletes the parts written so far (the backfill failed). */
     synchronized void abort() {
-      for (int i = 0; i < parts; i++) {
-        try {
-          store.delete(part(id, i));
-        } catch (IOException e) {
-          LOG.warn("Could not delete {}: {}", store.describe(part(id, i)), e.toString());
-        }
+      deleteParts(store, id, parts);
+    }
+  }
+
+  /**
+   * The hidden events of one bucket of a load whose buckets are folded in several processes: part {@code n} of the
+   * load {@code id}, put whole by {@link #write} (empty when the bucket hides no event, so parts 0 to buckets - 1 all
+   * exist). Not thread-safe: one bucket is folded by one thread.
+   */
+  static final class Part {
+    private final ObjectStore store;
+    private final EventStoreRecords records;
+    private final String id;
+    private final int n;
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    private final DataOutputStream out = new DataOutputStream(buffer);
+    private long events;
+
+    Part(ObjectStore store, DimensionSpec spec, String id, int n) {
+      this.store = store;
+      this.records = new EventStoreRecords(spec, StateLayouts.parse(null), 1);
+      this.id = id;
+      this.n = n;
+    }
+
+    void add(StoredEvent event) {
+      EventStoreRecords.ChangelogRecord r = records.of(event);
+      try {
+        out.writeInt(r.key().length);
+        out.write(r.key());
+        out.writeInt(r.value().length);
+        out.write(r.value());
+        events++;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /** Puts the part; returns how many events it holds. */
+    long write() throws IOException {
+      store.put(part(id, n), buffer.toByteArray());
+      return events;
+    }
+  }
+
+  /** Names parts 0 to {@code parts} - 1 of the load {@code id} as the kept events of table version {@code tableVersion}. */
+  static void manifest(ObjectStore store, String id, int parts, long events, long tableVersion) throws IOException {
+    store.put(MANIFEST, JSON.writeValueAsBytes(Map.of("id", id, "parts", parts, "events", events,
+        "tableVersion", tableVersion)));
+    LOG.info("Kept {} events the rows do not show in {} part(s) under {}", events, parts, store.describe(DIR));
+  }
+
+  /** Deletes parts 0 to {@code parts} - 1 of the load {@code id} (the load failed), those that exist. */
+  static void deleteParts(ObjectStore store, String id, int parts) {
+    for (int i = 0; i < parts; i++) {
+      try {
+        store.delete(part(id, i));
+      } catch (IOException e) {
+        LOG.warn("Could not delete {}: {}", store.describe(part(id, i)), e.toString());
       }
     }
   }

@@ -38,6 +38,25 @@ public final class BulkLoad {
   }
 
   /**
+   * The files this load wrote so far, as the {@code add} actions of the Delta log (JSON lines), for a load whose
+   * buckets are written by several processes: each writes its buckets with a {@code BulkLoad} of its own and hands
+   * these to the one that commits, which {@link #adopt}s them.
+   */
+  public List<String> writtenActions() {
+    return load.writtenActions();
+  }
+
+  /**
+   * Takes into this load's commit the files that another {@code BulkLoad} of the same table wrote
+   * ({@link #writtenActions}), holding {@code rows} versions; {@link #abort} then deletes them too.
+   *
+   * @throws TableException when a line is not the {@code add} action of a data file inside the table
+   */
+  public void adopt(List<String> addActions, long rows) {
+    load.adopt(addActions, rows);
+  }
+
+  /**
    * Commits every bucket written as one commit with operation {@code operation} (a first load: {@link
    * Operation#WRITE}).
    *

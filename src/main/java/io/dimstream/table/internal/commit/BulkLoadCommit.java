@@ -6,6 +6,7 @@ import io.dimstream.table.CommitResult;
 import io.dimstream.table.internal.TableErrors;
 import io.dimstream.table.internal.TableProperties;
 import io.dimstream.table.internal.actions.Action;
+import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.CommitInfo;
 import io.dimstream.table.internal.files.Buckets;
@@ -89,6 +90,28 @@ public final class BulkLoadCommit {
         rows += versions.size();
       }
     }
+  }
+
+  /** The {@code add} actions of the files written so far, as Delta log JSON lines. */
+  public synchronized List<String> writtenActions() {
+    return written.stream().map(ActionCodec::toJson).toList();
+  }
+
+  /**
+   * Takes into this load the files another load of the same table wrote ({@link #writtenActions} there), holding
+   * {@code rowCount} rows: the load whose buckets were written by several processes commits from one.
+   */
+  public synchronized void adopt(List<String> actions, long rowCount) {
+    List<AddFile> files = new ArrayList<>(actions.size());
+    for (String line : actions) {
+      if (!(ActionCodec.fromJson(line) instanceof AddFile add) || add.path().contains("..")
+          || add.path().startsWith("/") || add.path().contains(":")) {
+        throw TableErrors.badChange(writer.root(), "not the add action of a data file of this table: " + line);
+      }
+      files.add(add);
+    }
+    written.addAll(files);
+    rows += rowCount;
   }
 
   /** Commits every file written so far as one {@code operation} commit; deletes them when it cannot. */
