@@ -15,7 +15,7 @@ import picocli.CommandLine;
 /** The {@code dimstream} command: a thin dispatcher to its subcommands. */
 @Command(name = "dimstream", mixinStandardHelpOptions = true, version = "dimstream 0.1.0",
     description = "SCD Type 2 dimension tables kept up to date from Kafka change streams, stored as Delta Lake tables.",
-    subcommands = {RunCommand.class, DemoCommand.class, ProduceCommand.class, ReplayCommand.class, BackfillCommand.class,
+    subcommands = {RunCommand.class, DemoCommand.class, ProduceCommand.class, ReplayCommand.class, BackfillCommand.class, SparkBackfillCommand.class,
         EnrichCommand.class,
         ApplySnapshotCommand.class,
         QueryCommand.class, TableCommand.class, CommandLine.HelpCommand.class},
