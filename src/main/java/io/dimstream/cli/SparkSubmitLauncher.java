@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 final class SparkSubmitLauncher {
   static final String JOB_CLASS = "io.dimstream.spark.BackfillJob";
   /** The JDK packages Spark reflects into, as Spark's own launcher opens them on Java 17. */
-  private static final List<String> OPENS = List.of("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io",
+  static final List<String> OPENS = List.of("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io",
       "java.net", "java.nio", "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref",
       "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar");
 
@@ -61,17 +61,14 @@ final class SparkSubmitLauncher {
    */
   int submit(List<String> sparkOptions, List<String> jobArgs, String driverMemory) throws IOException,
       InterruptedException {
-    Path classpathFile = home.resolve("spark/target/spark-classpath.txt");
-    if (stale(classpathFile)) {
-      build(classpathFile);
-    }
+    String classpath = String.join(java.io.File.pathSeparator, sparkJars().stream().map(Path::toString).toList());
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx" + driverMemory, "-Djava.net.preferIPv4Stack=true", "-Dio.netty.tryReflectionSetAccessible=true",
         "-Dlog4j2.configurationFile=" + home.resolve("spark/log4j2.properties").toUri()));
     for (String pkg : OPENS) {
       cmd.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
     }
-    cmd.addAll(List.of("-cp", Files.readString(classpathFile).trim(), "org.apache.spark.deploy.SparkSubmit"));
+    cmd.addAll(List.of("-cp", classpath, "org.apache.spark.deploy.SparkSubmit"));
     cmd.addAll(sparkOptions);
     cmd.addAll(List.of("--class", JOB_CLASS, jobJar().toString()));
     cmd.addAll(jobArgs);
@@ -82,6 +79,22 @@ final class SparkSubmitLauncher {
       p.destroy();
       throw e;
     }
+  }
+
+  /**
+   * Spark's jars and their dependencies, as Maven resolves them for {@code spark/} (Spark 4.0.1, Scala 2.13), after
+   * building the job's jar when it is missing or stale: what a SparkSubmit, a Master or a Worker runs from.
+   */
+  List<Path> sparkJars() throws IOException, InterruptedException {
+    Path classpathFile = home.resolve("spark/target/spark-classpath.txt");
+    if (stale(classpathFile)) {
+      build(classpathFile);
+    }
+    List<Path> jars = new ArrayList<>();
+    for (String entry : Files.readString(classpathFile).trim().split(java.io.File.pathSeparator)) {
+      jars.add(Path.of(entry));
+    }
+    return jars;
   }
 
   /** Whether the job's jar or the classpath is missing, or older than dimstream's jar or {@code spark/}'s sources. */
