@@ -4,7 +4,18 @@ import java.io.Serializable;
 import java.util.Comparator;
 
 /** A dead letter line and the arrival of its record: dead letters are written in input order. */
-record DeadLetterAt(int file, long position, String line) implements Serializable {
+final class DeadLetterAt implements Serializable {
+  private static final long serialVersionUID = 1L;
   static final Comparator<DeadLetterAt> INPUT_ORDER =
-      Comparator.comparingInt(DeadLetterAt::file).thenComparingLong(DeadLetterAt::position);
+      Comparator.comparingInt((DeadLetterAt d) -> d.file).thenComparingLong(d -> d.position);
+
+  final int file;
+  final long position;
+  final String line;
+
+  DeadLetterAt(int file, long position, String line) {
+    this.file = file;
+    this.position = position;
+    this.line = line;
+  }
 }
