@@ -72,13 +72,33 @@ final class SparkSubmitLauncher {
     cmd.addAll(sparkOptions);
     cmd.addAll(List.of("--class", JOB_CLASS, jobJar().toString()));
     cmd.addAll(jobArgs);
-    Process p = new ProcessBuilder(cmd).inheritIO().start();
+    Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.INHERIT).start();
+    // copied rather than inherited: the job's report and errors reach whatever this process's streams are now
+    Thread out = copy(p.getInputStream(), System.out, "spark-submit-out");
+    Thread err = copy(p.getErrorStream(), System.err, "spark-submit-err");
     try {
-      return p.waitFor();
+      int code = p.waitFor();
+      out.join();
+      err.join();
+      return code;
     } catch (InterruptedException e) {
       p.destroy();
       throw e;
     }
+  }
+
+  private static Thread copy(java.io.InputStream from, java.io.PrintStream to, String name) {
+    Thread t = new Thread(() -> {
+      try {
+        from.transferTo(to);
+      } catch (IOException e) {
+        // the child is gone; its exit code tells
+      }
+      to.flush();
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
   }
 
   /**

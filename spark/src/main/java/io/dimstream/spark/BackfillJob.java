@@ -111,7 +111,13 @@ public final class BackfillJob {
     }
     dead.sort(DeadLetterAt.INPUT_ORDER);
     if (args.dlq() != null) {
-      writeDeadLetters(dead);
+      try {
+        writeDeadLetters(dead);
+      } catch (IOException | RuntimeException e) {
+        // nothing is committed yet: the buckets' files go, as a failed backfill's do
+        dimstream.call("abort", specFiles, table, added, loadId, buckets);
+        throw e;
+      }
     }
     Object[] committed = dimstream.call("commit", specFiles, table, added, versions, loadId, buckets, kept);
     return new Summary(records.value(), dead.size(), versions, (Long) committed[0]);
