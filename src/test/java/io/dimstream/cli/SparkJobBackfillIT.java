@@ -99,6 +99,55 @@ class SparkJobBackfillIT {
     assertThat(Files.readString(log)).containsPattern("Took over [0-9]+ events the backfill kept");
   }
 
+  @Test
+  void shouldReadCsvFilesAsBackfillReadsOne() throws Exception {
+    Path yaml = ExampleSpec.write(dir, "customers_spark_csv", "customers_spark_csv", dir.resolve("data"), "", "");
+    DimensionSpec spec = DimensionSpecLoader.load(yaml);
+    List<String> rows = csvRows(Files.readAllLines(Path.of("examples/customers-changes.jsonl")));
+    String header = rows.get(0);
+    int half = rows.size() / 2;
+    Path input = Files.createDirectories(dir.resolve("input"));
+    Files.write(input.resolve("a.csv"), rows.subList(0, half), StandardCharsets.UTF_8);
+    List<String> second = new ArrayList<>(List.of(header));
+    second.addAll(rows.subList(half, rows.size()));
+    Files.write(input.resolve("b.csv"), second, StandardCharsets.UTF_8);
+    Path all = Files.write(dir.resolve("all.csv"), rows, StandardCharsets.UTF_8);
+
+    Path sparkTable = dir.resolve("spark-table");
+    Path sparkDlq = dir.resolve("spark-dlq.jsonl");
+    assertThat(sparkBackfill(yaml, input + "/*.csv", sparkTable, sparkDlq, "local[2]")).isZero();
+    Path table = dir.resolve("table");
+    Path dlq = dir.resolve("dlq.jsonl");
+    assertThat(TakeoverIT.cli("backfill", "--config", yaml.toString(), "--input", all.toString(), "--table",
+        table.toString(), "--dlq", dlq.toString())).isZero();
+
+    List<io.dimstream.model.Version> expected = EndToEndIT.sorted(KernelReader.latest(table, spec));
+    assertThat(expected).as("versions backfill wrote from the CSV file").isNotEmpty();
+    assertThat(EndToEndIT.sorted(KernelReader.latest(sparkTable, spec))).containsExactlyElementsOf(expected);
+    assertThat(Files.readAllLines(sparkDlq)).containsExactlyElementsOf(Files.readAllLines(dlq));
+  }
+
+  /** JSON lines as CSV rows with a header of the example's columns; a missing or null value is an empty cell. */
+  private static List<String> csvRows(List<String> jsonLines) throws Exception {
+    List<String> columns = List.of("customer_id", "name", "email", "city", "tier", "updated_at", "op");
+    List<String> rows = new ArrayList<>(List.of(String.join(",", columns)));
+    for (String line : jsonLines) {
+      JsonNode record;
+      try {
+        record = JSON.readTree(line);
+      } catch (java.io.IOException e) {
+        continue; // the example's deliberately broken line has no CSV form
+      }
+      List<String> cells = new ArrayList<>();
+      for (String c : columns) {
+        JsonNode v = record.get(c);
+        cells.add(v == null || v.isNull() ? "" : "\"" + v.asText().replace("\"", "\"\"") + "\"");
+      }
+      rows.add(String.join(",", cells));
+    }
+    return rows;
+  }
+
   /** Runs {@code dimstream spark-backfill} with Spark on the loopback interface; its exit code. */
   static int sparkBackfill(Path yaml, String input, Path table, Path dlq, String master, String... more) {
     List<String> args = new ArrayList<>(List.of("spark-backfill", "--master", master, "--config", yaml.toString(),
