@@ -148,6 +148,33 @@ class SparkJobBackfillIT {
     return rows;
   }
 
+  @Test
+  void shouldSayWhatIsWrongWithAMissingInputAndATableThatHoldsData() throws Exception {
+    Path yaml = ExampleSpec.write(dir, "customers_spark_errors", "customers_spark_errors", dir.resolve("data"), "",
+        "");
+    Path table = dir.resolve("table");
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream before = System.err;
+    int missing;
+    int full;
+    try {
+      System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+      missing = sparkBackfill(yaml, dir.resolve("no-such-dir").toString(), table, null, "local[1]");
+      assertThat(TakeoverIT.cli("backfill", "--config", yaml.toString(), "--input",
+          "examples/customers-changes.jsonl", "--table", table.toString())).isZero();
+      full = sparkBackfill(yaml, "examples/customers-changes.jsonl", table, null, "local[1]");
+    } finally {
+      System.setErr(before);
+    }
+    String printed = err.toString(StandardCharsets.UTF_8);
+    assertThat(missing).as("exit code of a missing input; it printed%n%s", printed).isEqualTo(1);
+    assertThat(printed).contains(dir.resolve("no-such-dir") + ": no such file, directory or files matching the glob",
+        "Fix: pass a file of change events");
+    assertThat(full).as("exit code of a table with data; it printed%n%s", printed).isEqualTo(1);
+    assertThat(printed).contains("cannot bulk-load into version 1: the table already holds",
+        "Fix: load into a new, empty table");
+  }
+
   /** Runs {@code dimstream spark-backfill} with Spark on the loopback interface; its exit code. */
   static int sparkBackfill(Path yaml, String input, Path table, Path dlq, String master, String... more) {
     List<String> args = new ArrayList<>(List.of("spark-backfill", "--master", master, "--config", yaml.toString(),
