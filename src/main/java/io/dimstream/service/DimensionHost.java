@@ -129,7 +129,7 @@ public final class DimensionHost implements AutoCloseable {
         .build()
         .start();
     for (DimensionSpec spec : specs) {
-      server.reportHealth(spec.name(), () -> new Health(false, "STARTING", Map.of()));
+      server.reportHealth(spec.name(), () -> new Health(false, Health.STARTING, Map.of()));
     }
     LOG.info("Query endpoint on {}://{}:{}/ for {} dimensions", server.scheme(), shared.httpHost(), server.port(),
         specs.size());

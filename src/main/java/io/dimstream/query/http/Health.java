@@ -9,6 +9,8 @@ import java.util.Map;
 public record Health(boolean up, String status, Map<String, String> details) {
   /** The status of a service that is starting by taking over its table's history: not up yet, not failed. */
   public static final String TAKING_OVER = "TAKING_OVER";
+  /** The status of a dimension hosted with others that has not started yet. */
+  public static final String STARTING = "STARTING";
 
   public Health {
     details = Map.copyOf(details);

@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  *
  * <p>With several dimensions in one process each has its own health under {@code by_dimension}, and the answer is
  * the whole's: UP when every dimension is up, {@link #DEGRADED} (still 200: the others serve) when some are up and
- * some are not, and when none is up TAKING_OVER while one is taking over and none failed, else DOWN.
+ * some are not; when none is up, DOWN if one failed, else TAKING_OVER while one takes over, else STARTING.
  */
 final class HealthHandler {
   /** Some of the dimensions hosted in one process are up, others are not. */
@@ -66,7 +66,12 @@ final class HealthHandler {
     if (up > 0) {
       return new Health(true, DEGRADED, details);
     }
-    boolean failed = each.values().stream().anyMatch(h -> !Health.TAKING_OVER.equals(h.status()));
-    return failed ? new Health(false, details) : Health.takingOver(details);
+    if (each.values().stream().anyMatch(h -> "DOWN".equals(h.status()))) {
+      return new Health(false, details);
+    }
+    if (each.values().stream().anyMatch(h -> Health.TAKING_OVER.equals(h.status()))) {
+      return Health.takingOver(details);
+    }
+    return new Health(false, Health.STARTING, details);
   }
 }
