@@ -13,11 +13,6 @@ final class CliErrors {
         + "--config examples/customers.yaml");
   }
 
-  static DimstreamException enrichWithSeveralDimensions() {
-    return new UsageError("--enrich runs with one dimension, and several run here. Fix: run the enriched dimension on"
-        + " its own with --config <spec> --enrich <enrichment>, the others with --config <directory>.");
-  }
-
   static DimstreamException tableWithSeveralDimensions() {
     return new UsageError("--table names one table, and several dimensions run here. Fix: set service.table_path in"
         + " each spec, or leave it out: each table then lives under <data_dir>/tables/<name>.");

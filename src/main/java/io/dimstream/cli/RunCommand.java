@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
@@ -35,7 +36,8 @@ final class RunCommand implements Callable<Integer> {
   List<Path> config = new ArrayList<>();
 
   @Option(names = "--enrich", description = "An enrichment spec (YAML) of this dimension, run in the same application;"
-      + " may be given several times (docs/enrichment.md).")
+      + " may be given several times (docs/enrichment.md). With several dimensions each runs with the one it names,"
+      + " as do the enrichment specs among the --config files and directories.")
   List<Path> enrich = new ArrayList<>();
 
   @Mixin
@@ -56,15 +58,33 @@ final class RunCommand implements Callable<Integer> {
     List<Path> files = new ArrayList<>();
     for (Path c : config) {
       if (Files.isDirectory(c)) {
-        try (Stream<Path> in = Files.list(c)) {
-          in.filter(p -> Files.isRegularFile(p) && p.getFileName().toString().matches(".*\\.ya?ml"))
-              .filter(p -> !Specs.isEnrichment(p)).sorted().forEach(files::add);
-        }
-      } else {
+        yamlFiles(c).stream().filter(p -> !Specs.isEnrichment(p)).forEach(files::add);
+      } else if (!hostsSeveral() || !Specs.isEnrichment(c)) {
         files.add(c);
       }
     }
     return files;
+  }
+
+  /**
+   * The enrichment specs to run with several dimensions: every --enrich, and the enrichment specs among the --config
+   * files and directories (each runs with the dimension it names).
+   */
+  List<Path> enrichmentFiles() throws IOException {
+    List<Path> files = new ArrayList<>(enrich);
+    for (Path c : config) {
+      List<Path> candidates = Files.isDirectory(c) ? yamlFiles(c) : List.of(c);
+      candidates.stream().filter(Specs::isEnrichment).filter(p -> !files.contains(p)).forEach(files::add);
+    }
+    return files;
+  }
+
+  /** A directory's *.yaml and *.yml files, by name. */
+  private static List<Path> yamlFiles(Path dir) throws IOException {
+    try (Stream<Path> in = Files.list(dir)) {
+      return in.filter(p -> Files.isRegularFile(p) && p.getFileName().toString().matches(".*\\.ya?ml")).sorted()
+          .toList();
+    }
   }
 
   @Override
@@ -97,9 +117,6 @@ final class RunCommand implements Callable<Integer> {
 
   /** Every dimension of the --config files and directories in this process, until stopped or none is left. */
   private int runSeveral() throws Exception {
-    if (!enrich.isEmpty()) {
-      throw CliErrors.enrichWithSeveralDimensions();
-    }
     if (options.table != null) {
       throw CliErrors.tableWithSeveralDimensions();
     }
@@ -111,7 +128,8 @@ final class RunCommand implements Callable<Integer> {
       }
       specs.add(sourced.spec());
     }
-    DimensionHost host = DimensionHost.start(specs, options.bootstrapServers, Clock.systemUTC());
+    Map<String, List<EnrichmentSpec>> enrichments = Specs.loadEnrichments(enrichmentFiles(), specs);
+    DimensionHost host = DimensionHost.start(specs, enrichments, options.bootstrapServers, Clock.systemUTC());
     Thread hook = new Thread(() -> {
       host.close();
       Runtime.getRuntime().halt(0);

@@ -8,7 +8,9 @@ import io.dimstream.spec.DimensionSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Loads the spec a command was given, with a clear message when the file is missing. */
 final class Specs {
@@ -42,6 +44,29 @@ final class Specs {
     } catch (java.io.IOException | RuntimeException e) {
       return false; // the dimension loader words the error
     }
+  }
+
+  /**
+   * Loads enrichment specs for a process of several dimensions, by the name of the dimension each joins with; one
+   * that joins with none of {@code dimensions} is refused, naming those it could join.
+   */
+  static Map<String, List<EnrichmentSpec>> loadEnrichments(List<Path> files, List<DimensionSpec> dimensions) {
+    Map<String, List<EnrichmentSpec>> out = new LinkedHashMap<>();
+    List<String> names = dimensions.stream().map(DimensionSpec::name).toList();
+    for (Path f : files) {
+      if (!Files.isRegularFile(f)) {
+        throw CliErrors.missingSpec(f);
+      }
+      EnrichmentSpec e = EnrichmentSpecLoader.load(f);
+      String dimension = e.dimension().name();
+      if (!names.contains(dimension)) {
+        throw new CliErrors.UsageError(f + " enriches facts with the dimension '" + dimension + "', which is not among"
+            + " the dimensions this command runs " + names + ". Fix: add " + e.dimension().source() + " to --config,"
+            + " or point the enrichment's 'dimension:' at one of their specs.");
+      }
+      out.computeIfAbsent(dimension, d -> new ArrayList<>()).add(e);
+    }
+    return out;
   }
 
   /** Loads enrichment specs and checks that each joins with {@code dimension}, the one the command runs. */

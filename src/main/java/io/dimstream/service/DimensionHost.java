@@ -1,6 +1,7 @@
 package io.dimstream.service;
 
 import io.dimstream.broker.EmbeddedKafkaBroker;
+import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.query.http.Health;
 import io.dimstream.query.http.QueryServer;
 import io.dimstream.spec.DimensionSpec;
@@ -35,6 +36,8 @@ public final class DimensionHost implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DimensionHost.class);
 
   private final List<DimensionSpec> specs;
+  /** The enrichments each dimension runs in its own application, by dimension name. */
+  private final Map<String, List<EnrichmentSpec>> enrichments;
   private final Clock clock;
   private final Map<String, DimensionService> running = new ConcurrentHashMap<>();
   private final Map<String, String> failures = new ConcurrentHashMap<>();
@@ -43,8 +46,9 @@ public final class DimensionHost implements AutoCloseable {
   private QueryServer server;
   private volatile boolean closing;
 
-  private DimensionHost(List<DimensionSpec> specs, Clock clock) {
+  private DimensionHost(List<DimensionSpec> specs, Map<String, List<EnrichmentSpec>> enrichments, Clock clock) {
     this.specs = List.copyOf(specs);
+    this.enrichments = Map.copyOf(enrichments);
     this.clock = clock;
   }
 
@@ -56,8 +60,20 @@ public final class DimensionHost implements AutoCloseable {
    *     or the broker cannot start (a dimension that cannot start does not fail the host)
    */
   public static DimensionHost start(List<DimensionSpec> specs, String bootstrapOverride, Clock clock) {
+    return start(specs, Map.of(), bootstrapOverride, clock);
+  }
+
+  /**
+   * As {@link #start(List, String, Clock)}, each dimension with the enrichments {@code enrichments} names for it (in its
+   * own Kafka Streams application, as a dimension of its own runs them).
+   *
+   * @throws ServiceException also when an enrichment names a dimension that is not among {@code specs}
+   */
+  public static DimensionHost start(List<DimensionSpec> specs, Map<String, List<EnrichmentSpec>> enrichments,
+      String bootstrapOverride, Clock clock) {
     checkShared(specs);
-    DimensionHost host = new DimensionHost(specs, clock);
+    checkEnriched(specs, enrichments);
+    DimensionHost host = new DimensionHost(specs, enrichments, clock);
     try {
       host.startAll(bootstrapOverride);
       return host;
@@ -92,6 +108,26 @@ public final class DimensionHost implements AutoCloseable {
       differs(first, s, "http (TLS and authentication)", ServiceSettings::httpSecurity);
       differs(first, s, "kafka_wait", ServiceSettings::kafkaWait);
     }
+  }
+
+  /** Refuses an enrichment of a dimension the process does not run, and two enrichments of one name. */
+  static void checkEnriched(List<DimensionSpec> specs, Map<String, List<EnrichmentSpec>> enrichments) {
+    Set<String> hosted = new HashSet<>();
+    specs.forEach(s -> hosted.add(s.name()));
+    Set<String> names = new HashSet<>();
+    enrichments.forEach((dimension, list) -> {
+      if (!hosted.contains(dimension)) {
+        throw new ServiceException("The enrichment '" + list.get(0).name() + "' joins facts with the dimension '"
+            + dimension + "', which this process does not run (it runs " + hosted.stream().sorted().toList()
+            + "). Fix: add that dimension's spec to --config, or point the enrichment's dimension: at one of them.");
+      }
+      for (EnrichmentSpec e : list) {
+        if (!names.add(e.name())) {
+          throw new ServiceException("Two enrichments are named '" + e.name() + "'. Fix: give each its own name: (its"
+              + " topics and state are named after it).");
+        }
+      }
+    });
   }
 
   private static void differs(DimensionSpec a, DimensionSpec b, String key, Function<ServiceSettings, Object> get) {
@@ -139,7 +175,8 @@ public final class DimensionHost implements AutoCloseable {
         return;
       }
       try {
-        DimensionService s = DimensionService.startHosted(spec, hosted, clock);
+        DimensionService s = DimensionService.startHosted(spec, enrichments.getOrDefault(spec.name(), List.of()),
+            hosted, clock);
         running.put(spec.name(), s);
         watch(s);
       } catch (RuntimeException e) {

@@ -134,7 +134,13 @@ public final class DimensionService implements AutoCloseable {
    * failure closes what was started (the endpoint stays) and rethrows.
    */
   public static DimensionService startHosted(DimensionSpec spec, Hosted hosted, Clock clock) {
-    return start(spec, List.of(), hosted.bootstrapServers(), hosted, clock);
+    return startHosted(spec, List.of(), hosted, clock);
+  }
+
+  /** As {@link #startHosted(DimensionSpec, Hosted, Clock)}, with {@code enrichments} of this dimension. */
+  public static DimensionService startHosted(DimensionSpec spec, List<EnrichmentSpec> enrichments, Hosted hosted,
+      Clock clock) {
+    return start(spec, enrichments, hosted.bootstrapServers(), hosted, clock);
   }
 
   private static DimensionService start(DimensionSpec spec, List<EnrichmentSpec> enrichments,
