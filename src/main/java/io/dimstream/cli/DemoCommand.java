@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
@@ -34,11 +36,13 @@ final class DemoCommand implements Callable<Integer> {
   static final Path EXAMPLE_INPUT = Path.of("examples", "customers-changes.jsonl");
   private static final String DEMO_MARKER = ".dimstream-demo";
 
-  @Option(names = "--config", description = "Dimension spec; default: ${DEFAULT-VALUE}.")
-  Path config = EXAMPLE_SPEC;
+  @Option(names = "--config", description = "Dimension spec; default: " + "examples/customers.yaml. Given several "
+      + "times (each with its --input, in the same order): every dimension in one service.")
+  List<Path> configs = new ArrayList<>();
 
-  @Option(names = "--input", description = "Change events (.jsonl or .csv); default: ${DEFAULT-VALUE}.")
-  Path input = EXAMPLE_INPUT;
+  @Option(names = "--input", description = "Change events (.jsonl or .csv) of the --config at the same place; default:"
+      + " examples/customers-changes.jsonl.")
+  List<Path> inputs = new ArrayList<>();
 
   @Option(names = "--exit-when-done", description = "Stop and exit once the table has caught up (for scripts).")
   boolean exitWhenDone;
@@ -67,12 +71,29 @@ final class DemoCommand implements Callable<Integer> {
     if (source != null) {
       return PostgresDemo.run(source, options, exitWhenDone, timeoutSeconds);
     }
-    if (!Files.isRegularFile(input)) {
-      throw CliErrors.missingInput(input);
+    if (configs.isEmpty()) {
+      configs.add(EXAMPLE_SPEC);
+    }
+    if (inputs.isEmpty() && configs.size() == 1) {
+      inputs.add(EXAMPLE_INPUT);
+    }
+    if (inputs.size() != configs.size()) {
+      throw new CliErrors.UsageError("Each --config needs its --input (" + configs.size() + " --config, "
+          + inputs.size() + " --input). Fix: give the change file of every dimension, in the order of the specs.");
+    }
+    for (Path input : inputs) {
+      if (!Files.isRegularFile(input)) {
+        throw CliErrors.missingInput(input);
+      }
     }
     if (options.dataDir == null) {
       options.dataDir = Path.of("data", "demo");
     }
+    if (configs.size() > 1) {
+      return SeveralDimensionsDemo.run(configs, inputs, options, enrich != null, exitWhenDone, timeoutSeconds);
+    }
+    Path config = configs.get(0);
+    Path input = inputs.get(0);
     if ((enrich == null) != (facts == null)) {
       throw new CliErrors.UsageError("--enrich and --facts go together. Fix: give both, e.g. --enrich "
           + "examples/orders-enrich.yaml --facts examples/orders.jsonl, or neither");
@@ -81,12 +102,7 @@ final class DemoCommand implements Callable<Integer> {
       throw new CliErrors.InputError(facts + ": no such file. Fix: pass a JSON-lines file of facts with --facts");
     }
     freshDemoDir(options.dataDir);
-    DimensionSpec spec = options.apply(Specs.load(config));
-    if (holdsTable(spec.service().tableStore())) {
-      throw new CliErrors.UsageError(spec.service().tablePath() + " already holds a table, fed by another Kafka. Fix: "
-          + "pass a new location with --table (the demo starts a fresh broker every time)");
-    }
-    spec = spec.withService(spec.service().withCompaction(Duration.ofSeconds(1), spec.service().compactionMaxRecords()));
+    DimensionSpec spec = demoSpec(config, options);
     PrintStream out = System.out;
     java.util.List<io.dimstream.enrich.EnrichmentSpec> enrichments = enrich == null ? java.util.List.of()
         : Specs.loadEnrichments(java.util.List.of(enrich), spec);
@@ -133,7 +149,20 @@ final class DemoCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static void printSummary(PrintStream out, DimensionService service, long sent) {
+  /**
+   * The spec of {@code config} with the command line's service settings, compacting every second so the table follows
+   * at once; refused when its table location holds a table already (the demo's broker is always new).
+   */
+  static DimensionSpec demoSpec(Path config, ServiceOptions options) {
+    DimensionSpec spec = options.apply(Specs.load(config));
+    if (holdsTable(spec.service().tableStore())) {
+      throw new CliErrors.UsageError(spec.service().tablePath() + " already holds a table, fed by another Kafka. Fix: "
+          + "pass a new location with --table (the demo starts a fresh broker every time)");
+    }
+    return spec.withService(spec.service().withCompaction(Duration.ofSeconds(1), spec.service().compactionMaxRecords()));
+  }
+
+  static void printSummary(PrintStream out, DimensionService service, long sent) {
     DimensionSpec spec = service.spec();
     DeltaTable table = service.table();
     long versions = 0;

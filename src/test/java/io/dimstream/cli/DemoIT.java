@@ -112,4 +112,38 @@ class DemoIT {
     assertThat(EndToEndIT.sorted(KernelReader.latest(table, spec)))
         .containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
   }
+
+  @Test
+  void shouldShowTwoDimensionsInOneService() throws Exception {
+    Path data = dir.resolve("data");
+    Path orders = Path.of("examples", "orders-derived.yaml");
+    Run run = demo("--exit-when-done", "--data-dir", data.toString(), "--http-port", "0",
+        "--config", DemoCommand.EXAMPLE_SPEC.toString(), "--input", DemoCommand.EXAMPLE_INPUT.toString(),
+        "--config", orders.toString(), "--input", "examples/orders-changes.jsonl");
+
+    assertThat(run.exitCode()).as(run.out()).isZero();
+    assertThat(run.out()).contains("dimstream demo: customers").contains("dimstream demo: orders")
+        .contains("One service, 2 dimensions");
+    // each table is what the batch path makes of its own file, read back by Delta Kernel
+    for (String[] d : new String[][] {{DemoCommand.EXAMPLE_SPEC.toString(), DemoCommand.EXAMPLE_INPUT.toString()},
+        {orders.toString(), "examples/orders-changes.jsonl"}}) {
+      DimensionSpec spec = DimensionSpecLoader.load(Path.of(d[0]));
+      Path backfilled = dir.resolve("backfilled-" + spec.name());
+      assertThat(Main.commandLine().execute("backfill", "--config", d[0], "--input", d[1], "--table",
+          backfilled.toString())).isZero();
+      assertThat(EndToEndIT.sorted(KernelReader.latest(data.resolve("tables").resolve(spec.name()), spec)))
+          .as(spec.name()).isNotEmpty()
+          .containsExactlyElementsOf(EndToEndIT.sorted(KernelReader.latest(backfilled, spec)));
+    }
+  }
+
+  @Test
+  void shouldRefuseSeveralSpecsWithoutAnInputEach() {
+    Run run = demo("--exit-when-done", "--data-dir", dir.resolve("data").toString(), "--config",
+        DemoCommand.EXAMPLE_SPEC.toString(), "--config", "examples/orders-derived.yaml", "--input",
+        DemoCommand.EXAMPLE_INPUT.toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(dir.resolve("data")).as("nothing started").doesNotExist();
+  }
 }
