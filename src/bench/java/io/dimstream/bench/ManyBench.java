@@ -41,7 +41,8 @@ public final class ManyBench {
       for (int n : counts) {
         Path dir = specs(work, "one" + n, n, broker.bootstrapServers());
         List<Process> runs = List.of(start(work, "one" + n, dir));
-        measure(broker, runs, dir, n, "one_process", work.resolve("one" + n + ".log"));
+        measure(broker, runs, dir, n, "one_process", work.resolve("one" + n + ".log"),
+            n == counts[counts.length - 1] ? (quick ? 100_000 : 1_000_000) : 0);
       }
       Path dir = specs(work, "sep", separate, broker.bootstrapServers());
       List<Process> runs = new ArrayList<>();
@@ -52,7 +53,7 @@ public final class ManyBench {
       for (int i = 0; i < files.size(); i++) {
         runs.add(start(work, "sep-" + i, files.get(i)));
       }
-      measure(broker, runs, dir, separate, "separate_processes", work.resolve("sep-0.log"));
+      measure(broker, runs, dir, separate, "separate_processes", work.resolve("sep-0.log"), 0);
     }
   }
 
@@ -75,8 +76,12 @@ public final class ManyBench {
         work.resolve(name + "-gc.log"), name);
   }
 
+  /**
+   * @param backlog when positive, after the figures above: a backlog of that many changes sent at once to the first
+   *     dimension, then the others' latency at 200 changes/s each while it drains
+   */
   private static void measure(EmbeddedKafkaBroker broker, List<Process> runs, Path dir, int n, String how,
-      Path firstLog) throws Exception {
+      Path firstLog, int backlog) throws Exception {
     long t0 = System.currentTimeMillis();
     Map<String, Object> kafka = broker.clientProperties();
     List<String> names;
@@ -152,11 +157,91 @@ public final class ManyBench {
       emit("many", "rss_mib", rss / 1024.0, "MiB", with(p, "per_dimension_mib", Math.round(rss / 1024.0 / n),
           "peak_mib", hwm / 1024, "what", "VmRSS after the load, all processes"));
       emit("many", "threads", threads, "threads", with(p, "per_dimension", Math.round(threads * 10.0 / n) / 10.0));
+      if (backlog > 0) {
+        backlog(kafka, names, backlog, p);
+      }
     } finally {
       for (Process r : runs) {
         TakeoverBench.stop(r);
       }
     }
+  }
+
+  /**
+   * Whether one dimension's backlog starves the others: {@code backlog} changes sent unpaced to the first dimension,
+   * then 200 changes/s to each other one for 20 s; their produce-to-versions-topic latency (to compare with the same
+   * run without a backlog), and how long the first took to drain its backlog onto its versions topic.
+   */
+  private static void backlog(Map<String, Object> kafka, List<String> names, int backlog, Map<String, Object> p)
+      throws Exception {
+    String loaded = names.get(0);
+    List<String> others = names.subList(1, names.size());
+    long phase = System.currentTimeMillis();
+    OutputWatcher drained = OutputWatcher.start(kafka, loaded + ".versions", r -> r.timestamp() >= phase);
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    for (int i = 0; i < backlog; i++) {
+      keys.add(TakeoverBench.key(i % 1000));
+      values.add(change(RATE * SECONDS + i));
+    }
+    Load.send(kafka, loaded + ".changes", keys, values, 0);
+    double sentS = (System.currentTimeMillis() - phase) / 1e3;
+    long othersFrom = System.currentTimeMillis();
+    List<OutputWatcher> watchers = new ArrayList<>();
+    for (String name : others) {
+      watchers.add(OutputWatcher.start(kafka, name + ".versions", r -> r.timestamp() >= othersFrom));
+    }
+    ExecutorService senders = Executors.newFixedThreadPool(others.size());
+    List<Future<?>> sent = new ArrayList<>();
+    List<byte[]> paced = values();
+    List<byte[]> later = new ArrayList<>();
+    for (int i = 0; i < paced.size(); i++) {
+      later.add(change(RATE * SECONDS + backlog + i)); // newer than every change sent so far: each a new version
+    }
+    for (String name : others) {
+      sent.add(senders.submit(() -> Load.send(kafka, name + ".changes", keys(), later, RATE)));
+    }
+    for (Future<?> f : sent) {
+      f.get();
+    }
+    senders.shutdown();
+    long[] all = new long[0];
+    long waitUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    for (OutputWatcher w : watchers) {
+      while (w.count() < (long) RATE * SECONDS && System.nanoTime() < waitUntil) {
+        Thread.sleep(100);
+      }
+      long[] l = w.latencies();
+      long[] merged = Arrays.copyOf(all, all.length + l.length);
+      System.arraycopy(l, 0, merged, all.length, l.length);
+      all = merged;
+      w.close();
+    }
+    Arrays.sort(all);
+    Map<String, Object> q = with(p, "backlog_changes", backlog, "backlog_sent_s", sentS, "others", others.size(),
+        "records", all.length, "what", RATE + " changes/s to each other dimension for " + SECONDS
+            + " s while the first drains its backlog", "loadavg", loadavg());
+    emit("many", "backlog_others_latency_p50_ms", Figures.percentile(all, 50), "ms", q);
+    emit("many", "backlog_others_latency_p99_ms", Figures.percentile(all, 99), "ms", q);
+    // drained: every change opens a version (and closes one), so once as many records as changes arrived, the first
+    // time the count stops growing for 3 s marks the end
+    long drainUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    long lastGrowth = System.currentTimeMillis();
+    int seen = -1;
+    while (System.nanoTime() < drainUntil) {
+      int now = drained.count();
+      if (now != seen) {
+        seen = now;
+        lastGrowth = System.currentTimeMillis();
+      } else if (now >= backlog && System.currentTimeMillis() - lastGrowth > 3_000) {
+        break;
+      }
+      Thread.sleep(200);
+    }
+    double drainS = (lastGrowth - phase) / 1e3;
+    emit("many", "backlog_drain_s", drainS, "s", with(p, "backlog_changes", backlog, "versions_seen", seen,
+        "what", "backlog sent until its last version record is on the versions topic"));
+    drained.close();
   }
 
   private static boolean allRunning(Path dir, List<String> names, int processes) throws IOException {
@@ -185,16 +270,21 @@ public final class ManyBench {
 
   /** In-order changes of 1,000 keys: each a new tier (a new version), a second later than the one before. */
   private static List<byte[]> values() {
-    String[] tiers = {"bronze", "silver", "gold"};
     List<byte[]> out = new ArrayList<>();
-    long t0 = 1_772_323_200_000L;
     for (int i = 0; i < RATE * SECONDS; i++) {
-      int k = i % 1000;
-      out.add(("{\"customer_id\": " + k + ", \"name\": \"customer " + k + "\", \"email\": \"c" + k
-          + "@example.com\", \"city\": \"city-" + k % 50 + "\", \"tier\": \"" + tiers[(i / 1000) % 3]
-          + "\", \"updated_at\": " + (t0 + i * 1000L) + ", \"op\": \"u\"}").getBytes(StandardCharsets.UTF_8));
+      out.add(change(i));
     }
     return out;
+  }
+
+  /** The {@code i}th change of that sequence: key {@code i % 1000}, a new tier, at second {@code i}. */
+  private static byte[] change(int i) {
+    String[] tiers = {"bronze", "silver", "gold"};
+    long t0 = 1_772_323_200_000L;
+    int k = i % 1000;
+    return ("{\"customer_id\": " + k + ", \"name\": \"customer " + k + "\", \"email\": \"c" + k
+        + "@example.com\", \"city\": \"city-" + k % 50 + "\", \"tier\": \"" + tiers[(i / 1000) % 3]
+        + "\", \"updated_at\": " + (t0 + i * 1000L) + ", \"op\": \"u\"}").getBytes(StandardCharsets.UTF_8);
   }
 
   private static long statusKb(long pid, String field) throws IOException {
