@@ -19,6 +19,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +38,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DimensionHost implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DimensionHost.class);
+  /** How many dimensions start at once. */
+  static final int PARALLEL_STARTS = 4;
 
   private final List<DimensionSpec> specs;
   /** The enrichments each dimension runs in its own application, by dimension name. */
@@ -170,21 +176,52 @@ public final class DimensionHost implements AutoCloseable {
     LOG.info("Query endpoint on {}://{}:{}/ for {} dimensions", server.scheme(), shared.httpHost(), server.port(),
         specs.size());
     DimensionService.Hosted hosted = new DimensionService.Hosted(bootstrap, embedded, server);
-    for (DimensionSpec spec : specs) {
-      if (closing) {
-        return;
+    long t0 = System.nanoTime();
+    // A start mostly waits on Kafka and the table's store (topics, the group, the table's log), so a few start at once.
+    ExecutorService starters = Executors.newFixedThreadPool(Math.min(PARALLEL_STARTS, specs.size()), r -> {
+      Thread t = new Thread(r, "dimstream-start");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      List<Future<?>> started = new ArrayList<>();
+      for (DimensionSpec spec : specs) {
+        started.add(starters.submit(() -> startOne(spec, hosted)));
       }
-      try {
-        DimensionService s = DimensionService.startHosted(spec, enrichments.getOrDefault(spec.name(), List.of()),
-            hosted, clock);
-        running.put(spec.name(), s);
-        watch(s);
-      } catch (RuntimeException e) {
-        stopped(spec.name(), "could not start: " + e.getMessage());
+      for (Future<?> f : started) {
+        f.get();
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServiceException("Interrupted while starting the dimensions", e);
+    } catch (ExecutionException e) {
+      throw new ServiceException("Could not start the dimensions: " + e.getCause(), e.getCause());
+    } finally {
+      starters.shutdownNow();
     }
+    LOG.info("Started {} dimensions in {} ms, up to {} at once", specs.size(), (System.nanoTime() - t0) / 1_000_000,
+        Math.min(PARALLEL_STARTS, specs.size()));
     LOG.info("dimstream running {} of {} dimensions: {}", running.size(), specs.size(), running.keySet().stream()
         .sorted().toList());
+  }
+
+  /** Starts one dimension; one that cannot start is reported and left out, the others go on. */
+  private void startOne(DimensionSpec spec, DimensionService.Hosted hosted) {
+    if (closing) {
+      return;
+    }
+    try {
+      DimensionService s = DimensionService.startHosted(spec, enrichments.getOrDefault(spec.name(), List.of()),
+          hosted, clock);
+      running.put(spec.name(), s);
+      if (closing && running.remove(spec.name()) != null) {
+        s.close(); // the host closed while it started: close() did not see it
+        return;
+      }
+      watch(s);
+    } catch (RuntimeException e) {
+      stopped(spec.name(), "could not start: " + e.getMessage());
+    }
   }
 
   /** Waits, on a thread of its own, for a part of {@code s} to fail; then stops that dimension alone. */
