@@ -137,16 +137,25 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
       if (!exitWhenDone) {
-        out.println("Serving until Ctrl-C.");
-        CountDownLatch forever = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          service.close();
-          forever.countDown();
-        }));
-        forever.await();
+        serveUntilStopped(out, service);
       }
     }
     return 0;
+  }
+
+  /** Says so, then blocks until the process is stopped (Ctrl-C, SIGTERM), which closes {@code service}. */
+  static void serveUntilStopped(PrintStream out, AutoCloseable service) throws InterruptedException {
+    out.println("Serving until Ctrl-C.");
+    CountDownLatch forever = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        service.close();
+      } catch (Exception e) {
+        System.err.println("Could not stop cleanly: " + e);
+      }
+      forever.countDown();
+    }));
+    forever.await();
   }
 
   /**

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code dimstream demo --config A --input A.jsonl --config B --input B.jsonl}: several dimensions in one service, as
@@ -68,13 +67,7 @@ final class SeveralDimensionsDemo {
       }
       out.printf("%nOne service, %d dimensions: /health shows each under by_dimension.%n", specs.size());
       if (!exitWhenDone) {
-        out.println("Serving until Ctrl-C.");
-        CountDownLatch forever = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          host.close();
-          forever.countDown();
-        }));
-        forever.await();
+        DemoCommand.serveUntilStopped(out, host);
       }
     }
     return 0;
