@@ -1,5 +1,6 @@
 package io.dimstream.cli;
 
+import io.dimstream.codec.WireFraming;
 import io.dimstream.enrich.EnrichmentSpec;
 import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.registry.HttpSchemaRegistry;
@@ -121,12 +122,12 @@ final class ProduceCommand implements Callable<Integer> {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
         InputFiles.LineReader lines = InputFiles.forTopic(file, spec);
         Progress progress = Progress.onStderr("records", total)) {
-      byte[] header = wireHeader(spec);
+      java.util.OptionalInt schemaId = wireSchemaId(spec);
       KeyedChanges keyed = new KeyedChanges(spec);
       int changesPartitions = producer.partitionsFor(spec.topics().changes()).size();
       while (lines.hasNext()) {
         InputFiles.Line line = lines.next();
-        byte[] value = header == null ? line.value() : framed(header, line.value());
+        byte[] value = schemaId.isEmpty() ? line.value() : WireFraming.frame(schemaId.getAsInt(), line.value());
         ProducerRecord<byte[], byte[]> rec = keyedRecord(keyed, snapshot == null
             ? new ProducerRecord<>(spec.topics().changes(), null, value) : snapshot.row(value),
             changesPartitions);
@@ -162,27 +163,20 @@ final class ProduceCommand implements Callable<Integer> {
   }
 
   /**
-   * Under {@code schema_registry}: the Confluent wire format's header (byte 0, the schema id) of the spec's Avro
-   * schema, registered under {@code <changes topic>-value} (the topic-name strategy); else null.
+   * Under {@code schema_registry}: the id of the spec's Avro schema, registered under {@code <changes topic>-value}
+   * (the topic-name strategy), which frames every record; else empty.
    */
-  private static byte[] wireHeader(DimensionSpec spec) {
+  private static java.util.OptionalInt wireSchemaId(DimensionSpec spec) {
     if (spec.inputFormat() == InputFormat.DEBEZIUM_AVRO) {
       throw new CliErrors.UsageError("produce writes Avro with the spec's own schema, but the format debezium-avro"
           + " reads envelopes written by Kafka Connect's AvroConverter. Fix: let the connector write the topic, or"
           + " load a file of Debezium JSON envelopes into the table with `dimstream backfill`");
     }
     if (spec.schemaRegistry() == null) {
-      return null;
+      return java.util.OptionalInt.empty();
     }
     try (HttpSchemaRegistry registry = new HttpSchemaRegistry(spec.schemaRegistry(), java.time.Clock.systemUTC())) {
-      int id = registry.register(spec.topics().changes() + "-value", spec.avroSchema());
-      return java.nio.ByteBuffer.allocate(5).put((byte) 0).putInt(id).array();
+      return java.util.OptionalInt.of(registry.registerValue(spec.topics().changes(), spec.avroSchema()));
     }
-  }
-
-  private static byte[] framed(byte[] header, byte[] body) {
-    byte[] out = java.util.Arrays.copyOf(header, header.length + body.length);
-    System.arraycopy(body, 0, out, header.length, body.length);
-    return out;
   }
 }

@@ -140,6 +140,15 @@ public final class HttpSchemaRegistry implements SchemaRegistry {
     }
   }
 
+  /**
+   * Registers the Avro schema of the values of {@code topic} under the topic-name strategy's subject,
+   * {@code <topic>-value}, which Confluent's and Apicurio's deserializers look up by the id in each record; as
+   * {@link #register}.
+   */
+  public int registerValue(String topic, String avroSchema) {
+    return register(topic + "-value", avroSchema);
+  }
+
   @Override
   public Optional<String> outage() {
     Outage o = outage;

@@ -4,7 +4,7 @@ import io.dimstream.broker.EmbeddedKafkaBroker;
 import io.dimstream.broker.TopicProvisioner;
 import io.dimstream.codec.StateBinary;
 import io.dimstream.codec.VersionAvro;
-import io.dimstream.codec.VersionFraming;
+import io.dimstream.codec.WireFraming;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.compactor.Compactor;
 import io.dimstream.enrich.EnrichmentCounters;
@@ -194,10 +194,10 @@ public final class DimensionService implements AutoCloseable {
     StateLayouts layouts = stateLayouts(table);
     VersionRecordCodec versions = VersionRecordCodec.forSpec(spec);
     // version records in the wire format name the schema registered for them; the compactor reads past the header
-    versionsSchemaId = VersionFraming.framed(spec) ? OptionalInt.of(registerVersionSchema(versions))
+    versionsSchemaId = WireFraming.versionsFramed(spec) ? OptionalInt.of(registerVersionSchema(versions))
         : OptionalInt.empty();
-    compactor = new CompactorRunner(spec, table, VersionFraming.framed(spec)
-        ? (k, v) -> versions.decodeChange(k, VersionFraming.unframe(v)) : versions::decodeChange, kafka, owner(), clock, sizes,
+    compactor = new CompactorRunner(spec, table, WireFraming.versionsFramed(spec)
+        ? (k, v) -> versions.decodeChange(k, WireFraming.unframe(v)) : versions::decodeChange, kafka, owner(), clock, sizes,
         failed::countDown);
     startQueryServer();
     // before the takeover: the table must hold what the versions topic holds before it is read
@@ -358,7 +358,7 @@ public final class DimensionService implements AutoCloseable {
    */
   private int registerVersionSchema(VersionRecordCodec versions) {
     try (HttpSchemaRegistry registry = new HttpSchemaRegistry(spec.schemaRegistry(), clock)) {
-      int id = registry.register(spec.topics().versions() + "-value", ((VersionAvro) versions).schema().toString());
+      int id = registry.registerValue(spec.topics().versions(), ((VersionAvro) versions).schema().toString());
       LOG.info("Version records on {} are in the Confluent wire format with schema id {} ({}-value)",
           spec.topics().versions(), id, spec.topics().versions());
       return id;

@@ -155,7 +155,7 @@ public final class DimensionTopology {
 
   /**
    * As {@link #build(StreamsBuilder, DimensionSpec, ChangeDecoder, Duration, SizePolicy)}, writing each version
-   * record in the Confluent wire format ({@link io.dimstream.codec.VersionFraming}) when {@code versionsSchemaId}
+   * record in the Confluent wire format ({@link io.dimstream.codec.WireFraming}) when {@code versionsSchemaId}
    * is given: the id of the version schema in the spec's schema registry.
    */
   public static void build(StreamsBuilder builder, DimensionSpec spec, ChangeDecoder decoder, Duration pruneInterval,
@@ -207,8 +207,8 @@ public final class DimensionTopology {
     // framed at the sink: everything before it (sizes, the late-events branch) sees the record as the codec wrote it
     var versionValues = versionsSchemaId.isPresent() ? Serdes.serdeFrom(
         (org.apache.kafka.common.serialization.Serializer<byte[]>) (topic, v) ->
-            io.dimstream.codec.VersionFraming.frame(versionsSchemaId.getAsInt(), v),
-        (topic, v) -> io.dimstream.codec.VersionFraming.unframe(v)) : Serdes.ByteArray();
+            io.dimstream.codec.WireFraming.frame(versionsSchemaId.getAsInt(), v),
+        (topic, v) -> io.dimstream.codec.WireFraming.unframe(v)) : Serdes.ByteArray();
     outputs.get("scd2-versions").to(spec.topics().versions(),
         Produced.with(OUT_KEY, versionValues).withStreamPartitioner(new BusinessKeyPartitioner())
             .withName(VERSIONS_SINK));

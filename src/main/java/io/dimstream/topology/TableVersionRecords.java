@@ -30,7 +30,7 @@ public final class TableVersionRecords {
   /**
    * @param partitions the versions topic's partition count
    * @param schemaId   the registered version schema's id when records are framed in the Confluent wire format
-   *                   ({@link io.dimstream.codec.VersionFraming}), as the topology writes them
+   *                   ({@link io.dimstream.codec.WireFraming}), as the topology writes them
    */
   public TableVersionRecords(DimensionSpec spec, int partitions, java.util.OptionalInt schemaId) {
     this.json = new EventJson(spec);
@@ -48,7 +48,7 @@ public final class TableVersionRecords {
     int partition = BusinessKeyPartitioner.partition(json.keyBytes(row.key()), partitions);
     byte[] value = encoder.encodeValue(row, kind);
     if (schemaId.isPresent()) {
-      value = io.dimstream.codec.VersionFraming.frame(schemaId.getAsInt(), value);
+      value = io.dimstream.codec.WireFraming.frame(schemaId.getAsInt(), value);
     }
     return new VersionRecord(partition, encoder.encodeKey(row.key(), row.validFrom()), value,
         kind.wireName().getBytes(StandardCharsets.UTF_8), TRUE);

@@ -52,7 +52,7 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   EnrichProcessor(EnrichmentSpec spec, EnrichmentCounters counters, Duration tick) {
     this.spec = spec;
     this.versions = VersionRecordCodec.forSpec(spec.dimension());
-    this.framed = io.dimstream.codec.VersionFraming.framed(spec.dimension());
+    this.framed = io.dimstream.codec.WireFraming.versionsFramed(spec.dimension());
     this.facts = new FactDecoder(spec);
     this.binary = new FactBinary(spec);
     this.rows = new EnrichedRows(spec);
@@ -116,7 +116,7 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   private void onVersionRecord(byte[] key, byte[] value, String where, long now) {
     VersionChange change;
     try {
-      change = versions.decodeChange(key, framed ? io.dimstream.codec.VersionFraming.unframe(value) : value);
+      change = versions.decodeChange(key, framed ? io.dimstream.codec.WireFraming.unframe(value) : value);
     } catch (IllegalArgumentException e) {
       // the dimension's own output: a record it cannot read is a bug or a foreign writer, not a fact to reject
       LOG.error("Versions record {} cannot be read, skipped by enrichment {}: {}", where == null ? where() : where,

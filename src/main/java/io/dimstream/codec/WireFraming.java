@@ -4,18 +4,19 @@ import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.OutputFormat;
 
 /**
- * The Confluent wire format around Avro version records ({@code versions_format: avro} with a
- * {@code schema_registry}): byte 0, the id of the version schema registered under {@code <versions topic>-value},
- * then the record as {@link VersionAvro} writes it, so that consumers with a registry-aware deserializer read the
- * topic. Retractions stay null.
+ * The Confluent wire format around the Avro records dimstream writes: byte 0, the id of the schema registered under
+ * {@code <topic>-value}, then the record in Avro binary, so that consumers with a registry-aware deserializer read the
+ * topic. Version records ({@code versions_format: avro} with a {@code schema_registry}), enriched records
+ * ({@code output.format: avro}) and what {@code produce} sends are all framed here. Null values (retractions) stay
+ * null.
  */
-public final class VersionFraming {
+public final class WireFraming {
   private static final int HEADER = 5;
 
-  private VersionFraming() {}
+  private WireFraming() {}
 
   /** Whether the spec's version records are framed. */
-  public static boolean framed(DimensionSpec spec) {
+  public static boolean versionsFramed(DimensionSpec spec) {
     return spec.outputFormat() == OutputFormat.AVRO && spec.schemaRegistry() != null;
   }
 
