@@ -9,6 +9,7 @@ import io.dimstream.model.Version;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnType;
 import io.dimstream.types.ColumnValues;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -24,38 +25,46 @@ public final class EnrichedRows {
   private final FactShape shape;
   private final SurrogateIds ids;
   private final ColumnType validFromType;
+  private final List<Column> columns;
 
   public EnrichedRows(EnrichmentSpec spec) {
     this.spec = spec;
+    this.columns = spec.outputColumns();
     this.shape = new FactShape(spec);
     this.ids = new SurrogateIds(spec.dimension().keyColumns().stream().map(Column::type).toList());
     this.validFromType = spec.dimension().sequenceColumns().get(0).type();
   }
 
+  /**
+   * The record's values, one per {@link EnrichmentSpec#outputColumns()} entry and in that order, each the column
+   * type's in-memory value: the fact's values, the attributes (null when the dimension had no version), the found
+   * flag, the version id and valid_from when the spec asks for them (null without a version), the revision.
+   */
+  public List<Object> values(Enriched e) {
+    List<Object> out = new ArrayList<>(spec.facts().columns().size() + spec.attributes().size() + 4);
+    out.addAll(e.fact().values());
+    Version v = e.version();
+    for (EnrichmentSpec.Attribute a : spec.attributes()) {
+      out.add(v == null ? null : v.attributes().get(a.position()));
+    }
+    out.add(v != null);
+    if (spec.versionIdColumn() != null) {
+      out.add(v == null ? null : ids.of(v));
+    }
+    if (spec.validFromColumn() != null) {
+      out.add(v == null ? null : ColumnValues.sequenceValue(v.validFrom().first(), validFromType));
+    }
+    out.add(e.revision());
+    return out;
+  }
+
   /** The record's columns as a JSON object, in {@link EnrichmentSpec#outputColumns()} order. */
   public ObjectNode row(Enriched e) {
     ObjectNode n = NODES.objectNode();
-    List<Column> factColumns = spec.facts().columns();
-    for (int i = 0; i < factColumns.size(); i++) {
-      n.set(factColumns.get(i).name(), ColumnValues.toJson(e.fact().values().get(i), factColumns.get(i).type()));
+    List<Object> values = values(e);
+    for (int i = 0; i < columns.size(); i++) {
+      n.set(columns.get(i).name(), ColumnValues.toJson(values.get(i), columns.get(i).type()));
     }
-    Version v = e.version();
-    for (EnrichmentSpec.Attribute a : spec.attributes()) {
-      n.set(a.outputName(), ColumnValues.toJson(v == null ? null : v.attributes().get(a.position()), a.type()));
-    }
-    n.put(spec.foundColumn(), v != null);
-    if (spec.versionIdColumn() != null) {
-      if (v == null) {
-        n.putNull(spec.versionIdColumn());
-      } else {
-        n.put(spec.versionIdColumn(), ids.of(v));
-      }
-    }
-    if (spec.validFromColumn() != null) {
-      n.set(spec.validFromColumn(), v == null ? NODES.nullNode()
-          : ColumnValues.toJson(ColumnValues.sequenceValue(v.validFrom().first(), validFromType), validFromType));
-    }
-    n.put(spec.revisionColumn(), e.revision());
     return n;
   }
 

@@ -3,6 +3,7 @@ package io.dimstream.enrich;
 import io.dimstream.codec.RowAvro;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.InputFormat;
+import io.dimstream.spec.OutputFormat;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnType;
 import java.nio.file.Path;
@@ -30,6 +31,9 @@ import org.apache.avro.Schema;
  * @param validFromColumn the output column of the version's {@code valid_from}; null for none
  * @param revisionColumn  the output column numbering the records of one fact: 1, then 2, 3, … for each correction
  * @param outputTopic     where enriched facts go, keyed by the fact key (default {@code <name>.enriched})
+ * @param outputFormat    how their values are written: JSON objects, or Avro records of {@link #enrichedAvroSchema}
+ *                        in the Confluent wire format with the dimension's schema registry (only when the dimension
+ *                        has one)
  * @param dlqTopic        where fact records that cannot be read go, with the reason in headers (default {@code <name>.dlq})
  * @param grace           how long a fact may wait for the dimension to reach its time before it is emitted anyway
  */
@@ -45,6 +49,7 @@ public record EnrichmentSpec(
     String validFromColumn,
     String revisionColumn,
     String outputTopic,
+    OutputFormat outputFormat,
     String dlqTopic,
     Duration grace) {
 
@@ -133,6 +138,30 @@ public record EnrichmentSpec(
    */
   public Schema factsAvroSchema() {
     return RowAvro.schema(name + "_fact", facts.columns(), requiredFactColumns());
+  }
+
+  /**
+   * The columns of an enriched record that are never null: the {@link #requiredFactColumns}, the found column and the
+   * revision column.
+   */
+  public Set<String> requiredOutputColumns() {
+    Set<String> out = requiredFactColumns();
+    out.add(foundColumn);
+    out.add(revisionColumn);
+    return out;
+  }
+
+  /**
+   * The schema of enriched records written as Avro ({@code output.format: avro}): a record named
+   * {@code <name>_enriched} with one field per {@link #outputColumns} entry, in order; the
+   * {@link #requiredOutputColumns} plain, the others (the other fact columns, the attributes, the version id and
+   * valid_from columns) unions of null and their type with default null (see {@link RowAvro}).
+   *
+   * @throws org.apache.avro.AvroRuntimeException when an output column's name is not an Avro name (the loader refuses
+   *                                              such a spec with {@code output.format: avro})
+   */
+  public Schema enrichedAvroSchema() {
+    return RowAvro.schema(name + "_enriched", outputColumns(), requiredOutputColumns());
   }
 
   /** The dimension's lateness horizon, in the units of its first sequence column (and of the fact time). */

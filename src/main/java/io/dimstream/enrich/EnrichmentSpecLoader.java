@@ -1,11 +1,13 @@
 package io.dimstream.enrich;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dimstream.codec.WireFraming;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.spec.Durations;
 import io.dimstream.spec.HistoryMode;
 import io.dimstream.spec.InputFormat;
+import io.dimstream.spec.OutputFormat;
 import io.dimstream.spec.SpecException;
 import io.dimstream.spec.SpecYaml;
 import io.dimstream.types.Column;
@@ -22,13 +24,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.avro.AvroRuntimeException;
 
 /** Reads an enrichment spec from YAML (docs/enrichment.md), loads the dimension spec it names, and validates both together. */
 public final class EnrichmentSpecLoader {
   private static final Set<String> TOP_LEVEL = Set.of("name", "dimension", "facts", "join", "attributes",
       "found_column", "version_id", "valid_from", "output", "grace");
   private static final Set<String> FACTS = Set.of("topic", "format", "columns", "key", "time");
-  private static final Set<String> OUTPUT = Set.of("topic", "dlq", "revision_column");
+  private static final Set<String> OUTPUT = Set.of("topic", "dlq", "revision_column", "format");
 
   private EnrichmentSpecLoader() {}
 
@@ -82,8 +85,48 @@ public final class EnrichmentSpecLoader {
       throw EnrichmentErrors.invalid(file, "output.topic", "the output topic '" + topic + "' is also read as input",
           "give the enriched facts a topic of their own (default: " + name + ".enriched)");
     }
-    return new EnrichmentSpec(name, file, dimension, facts, join, attributes, found, versionId, validFrom, revision,
-        topic, dlq, grace(root.get("grace"), file));
+    EnrichmentSpec spec = new EnrichmentSpec(name, file, dimension, facts, join, attributes, found, versionId,
+        validFrom, revision, topic, outputFormat(output, dimension, file), dlq, grace(root.get("grace"), file));
+    if (spec.outputFormat() == OutputFormat.AVRO) {
+      checkAvroNames(spec, file);
+    }
+    return spec;
+  }
+
+  /**
+   * {@code output.format}: by default the format of the dimension's versions topic when that is in the wire format
+   * (one switch for every topic the service writes), else JSON; Avro only with the dimension's schema registry, which
+   * holds the schema consumers read the records with.
+   */
+  private static OutputFormat outputFormat(JsonNode output, DimensionSpec dimension, Path file) {
+    JsonNode n = output == null ? null : output.get("format");
+    if (n == null || n.isNull()) {
+      return WireFraming.versionsFramed(dimension) ? OutputFormat.AVRO : OutputFormat.JSON;
+    }
+    String f = n.asText().toLowerCase(Locale.ROOT);
+    OutputFormat format = switch (f) {
+      case "json" -> OutputFormat.JSON;
+      case "avro" -> OutputFormat.AVRO;
+      default -> throw EnrichmentErrors.invalid(file, "output.format", "unknown format '" + n.asText() + "'",
+          "use json or avro");
+    };
+    if (format == OutputFormat.AVRO && dimension.schemaRegistry() == null) {
+      throw EnrichmentErrors.invalid(file, "output.format", "avro writes the enriched records in the Confluent wire "
+          + "format, whose schema lives in a schema registry, but the dimension '" + dimension.name() + "' names "
+          + "none", "add schema_registry: {url: ...} to the dimension's spec, or write output.format: json");
+    }
+    return format;
+  }
+
+  /** Every output column must be a field name of the enriched records' Avro schema. */
+  private static void checkAvroNames(EnrichmentSpec spec, Path file) {
+    try {
+      spec.enrichedAvroSchema();
+    } catch (AvroRuntimeException e) {
+      throw EnrichmentErrors.invalid(file, "output.format", "avro names each output column as a field, but "
+          + e.getMessage(), "rename the column to letters, digits and _ (not starting with a digit), or write "
+          + "output.format: json");
+    }
   }
 
   private static Path dimensionFile(JsonNode root, Path file) {

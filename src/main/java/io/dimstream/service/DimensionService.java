@@ -24,6 +24,7 @@ import io.dimstream.query.http.ServiceMetrics;
 import io.dimstream.change.ChangeDecoder;
 import io.dimstream.registry.HttpSchemaRegistry;
 import io.dimstream.spec.DimensionSpec;
+import io.dimstream.spec.OutputFormat;
 import io.dimstream.spec.SizePolicy;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.topology.DimensionTopology;
@@ -209,7 +210,7 @@ public final class DimensionService implements AutoCloseable {
     if (!enrichments.isEmpty()) {
       int versionsPartitions = EnrichmentTopics.provision(kafka, spec, enrichments);
       enrichmentCounters = EnrichmentTopology.build(builder, spec, enrichments, versionsPartitions,
-          EnrichmentTopology.DEFAULT_TICK);
+          EnrichmentTopology.DEFAULT_TICK, registerEnrichedSchemas());
       enrichments.forEach(e -> LOG.info("Enrichment {}: {} joined with {} as of {} -> {}", e.name(),
           e.facts().topic(), spec.name(), e.facts().time(), e.outputTopic()));
     }
@@ -363,6 +364,28 @@ public final class DimensionService implements AutoCloseable {
           spec.topics().versions(), id, spec.topics().versions());
       return id;
     }
+  }
+
+  /**
+   * Registers the Avro schema of each enrichment with {@code output.format: avro} under {@code <output topic>-value},
+   * as {@link #registerVersionSchema} does for the versions topic: a new version when the spec gained a column.
+   *
+   * @return the schema id of each such enrichment, by name
+   */
+  private Map<String, Integer> registerEnrichedSchemas() {
+    Map<String, Integer> ids = new HashMap<>();
+    for (EnrichmentSpec e : enrichments) {
+      if (e.outputFormat() != OutputFormat.AVRO) {
+        continue;
+      }
+      try (HttpSchemaRegistry registry = new HttpSchemaRegistry(spec.schemaRegistry(), clock)) {
+        int id = registry.registerValue(e.outputTopic(), e.enrichedAvroSchema().toString());
+        LOG.info("Enriched records of {} on {} are in the Confluent wire format with schema id {} ({}-value)",
+            e.name(), e.outputTopic(), id, e.outputTopic());
+        ids.put(e.name(), id);
+      }
+    }
+    return ids;
   }
 
   /** Binds the query endpoint first: Kafka Streams must know its real port as {@code application.server}. */

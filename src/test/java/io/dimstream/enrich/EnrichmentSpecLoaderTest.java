@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dimstream.spec.InputFormat;
+import io.dimstream.spec.OutputFormat;
 import io.dimstream.spec.SpecException;
 import io.dimstream.types.ColumnType;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
@@ -118,6 +120,68 @@ class EnrichmentSpecLoaderTest {
     assertThat(EnrichmentSpecLoader.load(file).factsAvroSchema()).isEqualTo(new Schema.Parser().parse(shown));
   }
 
+  @Test
+  void shouldGiveEnrichedAvroRecordsTheOutputColumnsWithTheirNullabilityAndLogicalTypes() throws IOException {
+    EnrichmentSpec spec = load(withRegistry(CUSTOMERS), ORDERS.replace("amount: double", "amount: \"decimal(10,2)\", "
+        + "shipped_on: date") + """
+        attributes: [{city: customer_city}, tier]
+        version_id: true
+        valid_from: customer_valid_from
+        output: {format: avro}
+        """);
+
+    assertThat(spec.outputFormat()).isEqualTo(OutputFormat.AVRO);
+    Schema schema = spec.enrichedAvroSchema();
+    assertThat(schema.getName()).isEqualTo("orders_enriched_enriched");
+    assertThat(schema.getFields()).extracting(Schema.Field::name).containsExactly("order_id", "customer_id",
+        "ordered_at", "amount", "shipped_on", "customer_city", "tier", "customers_found", "customer_sk",
+        "customer_valid_from", "revision");
+    // never null: the fact's key, time and join columns, the found flag and the revision
+    assertThat(schema.getField("order_id").schema().getType()).isEqualTo(Schema.Type.LONG);
+    assertThat(schema.getField("customer_id").schema().getType()).isEqualTo(Schema.Type.LONG);
+    assertThat(schema.getField("ordered_at").schema().getLogicalType()).isEqualTo(LogicalTypes.timestampMicros());
+    assertThat(schema.getField("customers_found").schema().getType()).isEqualTo(Schema.Type.BOOLEAN);
+    assertThat(schema.getField("revision").schema().getType()).isEqualTo(Schema.Type.LONG);
+    // the rest may be null (no version at the fact's time, a fact without the value), with default null so a
+    // schema with one more attribute reads the records of the one before
+    for (String nullable : List.of("amount", "shipped_on", "customer_city", "tier", "customer_sk",
+        "customer_valid_from")) {
+      Schema.Field f = schema.getField(nullable);
+      assertThat(f.schema().getType()).as(nullable).isEqualTo(Schema.Type.UNION);
+      assertThat(f.schema().getTypes().get(0).getType()).as(nullable).isEqualTo(Schema.Type.NULL);
+      assertThat(f.defaultVal()).as(nullable).isEqualTo(org.apache.avro.JsonProperties.NULL_VALUE);
+    }
+    assertThat(schema.getField("amount").schema().getTypes().get(1).getLogicalType())
+        .isEqualTo(LogicalTypes.decimal(10, 2));
+    assertThat(schema.getField("shipped_on").schema().getTypes().get(1).getLogicalType())
+        .isEqualTo(LogicalTypes.date());
+    assertThat(schema.getField("customer_sk").schema().getTypes().get(1).getType()).isEqualTo(Schema.Type.LONG);
+    assertThat(schema.getField("customer_valid_from").schema().getTypes().get(1).getLogicalType())
+        .as("valid_from has the type of the dimension's sequence column").isEqualTo(LogicalTypes.timestampMicros());
+  }
+
+  @Test
+  void shouldWriteEnrichedAvroByDefaultExactlyWhenTheDimensionWritesItsVersionsInTheWireFormat() throws IOException {
+    String orders = ORDERS + "attributes: [tier]\n";
+    assertThat(load(orders).outputFormat()).as("no registry").isEqualTo(OutputFormat.JSON);
+    assertThat(load(withRegistry(CUSTOMERS), orders).outputFormat()).as("a registry, versions in JSON")
+        .isEqualTo(OutputFormat.JSON);
+    assertThat(load(withRegistry(CUSTOMERS) + "versions_format: avro\n", orders).outputFormat())
+        .as("versions in the wire format").isEqualTo(OutputFormat.AVRO);
+    assertThat(load(withRegistry(CUSTOMERS) + "versions_format: avro\n", orders + "output: {format: json}\n")
+        .outputFormat()).as("JSON asked for").isEqualTo(OutputFormat.JSON);
+  }
+
+  @Test
+  void shouldRefuseAvroOutputWithAColumnThatIsNoAvroName() throws IOException {
+    assertThatThrownBy(() -> load(withRegistry(CUSTOMERS), ORDERS
+        + "attributes: [{tier: customer-tier}]\noutput: {format: avro}\n"))
+        .isInstanceOf(SpecException.class).hasMessageContaining("field 'output.format'")
+        .hasMessageContaining("customer-tier").hasMessageContaining("Fix: rename the column");
+    assertThat(load(withRegistry(CUSTOMERS), ORDERS + "attributes: [{tier: customer-tier}]\n").outputFormat())
+        .as("JSON takes any name").isEqualTo(OutputFormat.JSON);
+  }
+
   static Stream<Arguments> badSpecs() {
     return Stream.of(
         bad("attribute clashing with a fact column", ORDERS.replace("amount: double", "amount: double, city: string")
@@ -145,6 +209,11 @@ class EnrichmentSpecLoaderTest {
             + "attributes: [tier]\n", "facts.format", "unknown format 'protobuf'", "use json, avro or debezium-json"),
         bad("output topic read as input", ORDERS + "attributes: [tier]\noutput: {topic: orders}\n", "output.topic",
             "also read as input", "a topic of their own"),
+        bad("avro output without a schema registry", ORDERS + "attributes: [tier]\noutput: {format: avro}\n",
+            "output.format", "the dimension 'customers' names none",
+            "add schema_registry: {url: ...} to the dimension's spec, or write output.format: json"),
+        bad("unknown output format", ORDERS + "attributes: [tier]\noutput: {format: protobuf}\n", "output.format",
+            "unknown format 'protobuf'", "use json or avro"),
         bad("missing dimension file", ORDERS.replace("customers.yaml", "clients.yaml") + "attributes: [tier]\n",
             "dimension", "no file", "relative to this file"));
   }
@@ -168,10 +237,18 @@ class EnrichmentSpecLoaderTest {
   }
 
   private EnrichmentSpec load(String yaml) throws IOException {
-    Files.writeString(dir.resolve("customers.yaml"), CUSTOMERS);
+    return load(CUSTOMERS, yaml);
+  }
+
+  private EnrichmentSpec load(String customers, String yaml) throws IOException {
+    Files.writeString(dir.resolve("customers.yaml"), customers);
     Path file = dir.resolve("orders.yaml");
     Files.writeString(file, yaml);
     return EnrichmentSpecLoader.load(file);
+  }
+
+  private static String withRegistry(String customers) {
+    return customers + "format: avro\nschema_registry: {url: http://127.0.0.1:8081}\n";
   }
 
   private static Arguments bad(String name, String yaml, String field, String problem, String fix) {

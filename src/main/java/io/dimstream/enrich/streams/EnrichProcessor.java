@@ -2,6 +2,7 @@ package io.dimstream.enrich.streams;
 
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.enrich.Enriched;
+import io.dimstream.enrich.EnrichedAvro;
 import io.dimstream.enrich.EnrichedRows;
 import io.dimstream.enrich.Enricher;
 import io.dimstream.enrich.EnrichmentCounters;
@@ -13,6 +14,7 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.topology.DimensionTopology;
 import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -39,6 +41,8 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   private final FactDecoder facts;
   private final FactBinary binary;
   private final EnrichedRows rows;
+  /** The Avro values of the enriched records when they are written in the wire format; null for JSON. */
+  private final EnrichedAvro avro;
   private final EnrichmentCounters counters;
   private final Duration tick;
   private ProcessorContext<byte[], byte[]> context;
@@ -49,13 +53,15 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   private long timestamp;
   private final Consumer<Enriched> emit = this::emit;
 
-  EnrichProcessor(EnrichmentSpec spec, EnrichmentCounters counters, Duration tick) {
+  /** @param schemaId the registry's id of the enriched records' Avro schema; empty to write JSON */
+  EnrichProcessor(EnrichmentSpec spec, OptionalInt schemaId, EnrichmentCounters counters, Duration tick) {
     this.spec = spec;
     this.versions = VersionRecordCodec.forSpec(spec.dimension());
     this.framed = io.dimstream.codec.WireFraming.versionsFramed(spec.dimension());
     this.facts = new FactDecoder(spec);
     this.binary = new FactBinary(spec);
     this.rows = new EnrichedRows(spec);
+    this.avro = schemaId.isPresent() ? new EnrichedAvro(spec, schemaId.getAsInt()) : null;
     this.counters = counters;
     this.tick = tick;
   }
@@ -138,7 +144,7 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
   }
 
   private void emit(Enriched e) {
-    context.forward(new Record<>(rows.key(e), rows.value(e), timestamp));
+    context.forward(new Record<>(rows.key(e), avro == null ? rows.value(e) : avro.value(e), timestamp));
   }
 
   private String where() {

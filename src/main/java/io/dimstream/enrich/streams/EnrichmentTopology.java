@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Branched;
@@ -68,6 +69,16 @@ public final class EnrichmentTopology {
    */
   public static Map<String, EnrichmentCounters> build(StreamsBuilder builder, DimensionSpec dimension,
       List<EnrichmentSpec> enrichments, int versionsPartitions, Duration tick) {
+    return build(builder, dimension, enrichments, versionsPartitions, tick, Map.of());
+  }
+
+  /**
+   * As {@link #build(StreamsBuilder, DimensionSpec, List, int, Duration)}; an enrichment named in
+   * {@code schemaIds} writes its records in the Confluent wire format with that id (its
+   * {@link EnrichmentSpec#enrichedAvroSchema}, registered under {@code <output topic>-value}), the others JSON.
+   */
+  public static Map<String, EnrichmentCounters> build(StreamsBuilder builder, DimensionSpec dimension,
+      List<EnrichmentSpec> enrichments, int versionsPartitions, Duration tick, Map<String, Integer> schemaIds) {
     Map<String, EnrichmentCounters> counters = new LinkedHashMap<>();
     if (enrichments.isEmpty()) {
       return counters;
@@ -87,13 +98,14 @@ public final class EnrichmentTopology {
       }
       EnrichmentCounters c = new EnrichmentCounters();
       counters.put(spec.name(), c);
-      add(builder, spec, versions, versionsPartitions, c, tick);
+      Integer id = schemaIds.get(spec.name());
+      add(builder, spec, versions, versionsPartitions, c, tick, id == null ? OptionalInt.empty() : OptionalInt.of(id));
     }
     return counters;
   }
 
   private static void add(StreamsBuilder builder, EnrichmentSpec spec, KStream<byte[], byte[]> versions,
-      int versionsPartitions, EnrichmentCounters counters, Duration tick) {
+      int versionsPartitions, EnrichmentCounters counters, Duration tick, OptionalInt schemaId) {
     String n = spec.name();
     builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(versionsStore(spec)),
         Serdes.Bytes(), Serdes.ByteArray()));
@@ -111,7 +123,7 @@ public final class EnrichmentTopology {
         Repartitioned.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(repartitionName(spec))
             .withNumberOfPartitions(versionsPartitions));
     versions.merge(byKey, Named.as(n + "-merge"))
-        .process(() -> new EnrichProcessor(spec, counters, tick), Named.as(n + "-enrich"), versionsStore(spec),
+        .process(() -> new EnrichProcessor(spec, schemaId, counters, tick), Named.as(n + "-enrich"), versionsStore(spec),
             factsStore(spec))
         .to(spec.outputTopic(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(n + "-enriched-sink"));
   }
