@@ -163,7 +163,7 @@ final class ProduceCommand implements Callable<Integer> {
   }
 
   /**
-   * Under {@code schema_registry}: the id of the spec's Avro schema, registered under {@code <changes topic>-value}
+   * Under {@code schema_registry} with {@code format: avro}: the id of the spec's Avro schema, registered under {@code <changes topic>-value}
    * (the topic-name strategy), which frames every record; else empty.
    */
   private static java.util.OptionalInt wireSchemaId(DimensionSpec spec) {
@@ -172,7 +172,8 @@ final class ProduceCommand implements Callable<Integer> {
           + " reads envelopes written by Kafka Connect's AvroConverter. Fix: let the connector write the topic, or"
           + " load a file of Debezium JSON envelopes into the table with `dimstream backfill`");
     }
-    if (spec.schemaRegistry() == null) {
+    // a registry that serves only the versions topic (versions_format: avro) leaves JSON changes as they are
+    if (spec.schemaRegistry() == null || spec.inputFormat() != InputFormat.AVRO) {
       return java.util.OptionalInt.empty();
     }
     try (HttpSchemaRegistry registry = new HttpSchemaRegistry(spec.schemaRegistry(), java.time.Clock.systemUTC())) {
