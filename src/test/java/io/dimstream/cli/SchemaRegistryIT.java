@@ -2,8 +2,16 @@ package io.dimstream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.change.RejectReason;
+import io.dimstream.enrich.BatchEnrichment;
+import io.dimstream.enrich.EnrichedRows;
+import io.dimstream.enrich.EnrichmentSpec;
+import io.dimstream.enrich.EnrichmentSpecLoader;
+import io.dimstream.enrich.Fact;
+import io.dimstream.enrich.WireFormatConsumer;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
@@ -13,12 +21,17 @@ import io.dimstream.model.Version;
 import io.dimstream.registry.ApicurioRegistry;
 import io.dimstream.service.CatchUp;
 import io.dimstream.service.DimensionService;
+import io.dimstream.service.ExampleSpec;
+import io.dimstream.service.KafkaClients;
 import io.dimstream.service.TopicReader;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
+import io.dimstream.spec.OutputFormat;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
 import io.dimstream.topology.DimensionTopology;
+import io.dimstream.types.Column;
+import io.dimstream.types.ColumnValues;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -59,8 +72,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the dead-letter topic with their reasons, and the registry stopped and started again mid-stream with nothing lost
  * and nothing dead-lettered; {@code dimstream produce} writing the wire format and the versions topic written in it
  * for a consumer with the registry; Debezium envelopes written by the
- * AvroConverter (key and value framed, tombstones after deletes); a registry that asks for a login. The table read back by Delta Kernel
- * equals the reference fold of the good records.
+ * AvroConverter (key and value framed, tombstones after deletes); a registry that asks for a login; an enrichment
+ * run by {@code dimstream run --enrich} writing its topic in the wire format, read by a registry consumer as the JSON
+ * join would give it, with a new schema version when the enrichment gains an attribute. The table read back by Delta
+ * Kernel equals the reference fold of the good records.
  */
 class SchemaRegistryIT {
   @RegisterExtension
@@ -357,6 +372,129 @@ class SchemaRegistryIT {
     List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+  }
+
+  @Test
+  void shouldWriteEnrichedRecordsARegistryConsumerReadsAsTheJsonJoinAndANewSchemaVersionForANewAttribute()
+      throws Exception {
+    // the versions topic in the wire format: the enrichment's output follows it by default
+    Path dimensionFile = ExampleSpec.write(dir, "customers_enriched_avro", "customers_enriched_avro",
+        dir.resolve("data"), "  kafka: {bootstrap.servers: \"" + KAFKA.bootstrapServers() + "\"}\n",
+        "versions_format: avro\nschema_registry: {url: " + registry.confluentUrl() + "}\n");
+    DimensionSpec customers = DimensionSpecLoader.load(dimensionFile);
+    EnrichmentSpec before = EnrichmentIT.ordersSpec(dir, "orders_registry", dimensionFile.getFileName().toString());
+    Path enrichmentFile = dir.resolve("orders_registry.yaml");
+    assertThat(before.outputFormat()).isEqualTo(OutputFormat.AVRO);
+    ChangeStreams.GeneratedStream stream = ChangeStreams.random(customers, 20_261_210L).keys(40).events(600)
+        .late(0.2).duplicates(0.02).noChange(0.1).deletes(0.03).generate();
+    int half = stream.jsonLines().size() / 2;
+    Path first = Files.write(dir.resolve("first.jsonl"), stream.jsonLines().subList(0, half));
+    Path second = Files.write(dir.resolve("second.jsonl"), stream.jsonLines().subList(half, stream.jsonLines().size()));
+    List<Fact> facts = EnrichmentIT.orders(stream.events(), 350); // the first 300 now, the others after the restart
+    Path earlyOrders = EnrichmentIT.writeOrders(before, facts.subList(0, 300), dir.resolve("orders-early.jsonl"));
+    Path lateOrders = EnrichmentIT.writeOrders(before, facts.subList(300, 350), dir.resolve("orders-late.jsonl"));
+    List<Version> history = Scd2Fold.fold(customers, stream.events());
+    String subject = before.outputTopic() + "-value";
+
+    Path log = dir.resolve("run-1.log");
+    try (ServiceProcess service = ServiceProcess.start(log, "--config", dimensionFile.toString(), "--enrich",
+        enrichmentFile.toString())) {
+      TakeoverIT.awaitStarted(service, customers, log);
+      Map<String, Object> kafka = KafkaClients.properties(customers, null);
+      ProduceCommand.produce(customers, first, kafka);
+      assertThat(FactsProducer.produce(before, earlyOrders, kafka)).isEqualTo(300);
+      ProduceCommand.produce(customers, second, kafka); // late changes correct orders enriched before them
+      Map<String, String> expected = joined(before, facts.subList(0, 300), history);
+      Map<String, String> last = awaitEnriched(kafka, before, List.of(before), List.of(expected));
+      assertThat(last).as("the last record per order, read with the registry").isEqualTo(expected);
+      assertThat(TopicReader.readAll(kafka, before.dlqTopic(), true).kept()).isEmpty();
+      assertThat(service.stop()).isZero();
+    }
+    assertThat(registry.versions(subject)).hasSize(1);
+
+    // the enrichment gains an attribute: its schema gets a new version, records written from now on name it, and
+    // the records already on the topic stay readable with the schema they name
+    Files.writeString(enrichmentFile, Files.readString(enrichmentFile).replace("attributes: [city, tier]",
+        "attributes: [city, tier, name]"));
+    EnrichmentSpec after = EnrichmentSpecLoader.load(enrichmentFile);
+    Path log2 = dir.resolve("run-2.log");
+    try (ServiceProcess service = ServiceProcess.start(log2, "--config", dimensionFile.toString(), "--enrich",
+        enrichmentFile.toString())) {
+      TakeoverIT.awaitStarted(service, customers, log2);
+      Map<String, Object> kafka = KafkaClients.properties(customers, null);
+      assertThat(FactsProducer.produce(after, lateOrders, kafka)).isEqualTo(50);
+      // a kept order is emitted again under the new schema when the added attribute shows a value, else it keeps
+      // its record: either way the record equals the JSON join of the spec whose schema it names
+      Map<String, String> expectedBefore = joined(before, facts.subList(0, 300), history);
+      Map<String, String> expectedAfter = joined(after, facts, history);
+      Map<String, String> last = awaitEnriched(kafka, before, List.of(before, after),
+          List.of(expectedAfter, expectedBefore));
+      Map<String, String> wrong = new TreeMap<>();
+      last.forEach((order, got) -> {
+        if (!got.equals(expectedAfter.get(order)) && !got.equals(expectedBefore.get(order))) {
+          wrong.put(order, got);
+        }
+      });
+      assertThat(wrong).as("orders whose last record is neither join").isEmpty();
+      assertThat(last.keySet()).isEqualTo(expectedAfter.keySet());
+      for (Fact f : facts.subList(300, 350)) {
+        String order = "[" + f.values().get(0) + "]";
+        assertThat(last.get(order)).as("order %s, sent after the restart", order).isEqualTo(expectedAfter.get(order));
+      }
+      assertThat(service.stop()).isZero();
+    }
+    assertThat(registry.versions(subject)).hasSize(2);
+  }
+
+  /** The batch join of {@code facts} with {@code history} as JSON rows without their revision, by fact key. */
+  private static Map<String, String> joined(EnrichmentSpec spec, List<Fact> facts, List<Version> history) {
+    EnrichedRows rows = new EnrichedRows(spec);
+    Map<String, String> out = new TreeMap<>();
+    BatchEnrichment.join(spec, facts, history).forEach((k, e) -> out.put(k,
+        EnrichmentIT.withoutRevision(rows.row(e)).toString()));
+    return out;
+  }
+
+  /**
+   * Waits until the enrichment's topic holds a record for every fact key of the first of {@code expected} and the last
+   * record per key, read with the writer schema its id names in the registry, is the row one of {@code expected} gives
+   * that key; returns those records as JSON rows without their revision. {@code specs}: the enrichment specs the
+   * topic was written under; a record is read as the one whose schema its id names.
+   */
+  private static Map<String, String> awaitEnriched(Map<String, Object> kafka, EnrichmentSpec spec,
+      List<EnrichmentSpec> specs, List<Map<String, String>> expected) throws InterruptedException {
+    Map<String, String> last = new TreeMap<>();
+    Map<Integer, Schema> schemas = new TreeMap<>();
+    CatchUp.await(() -> {
+      last.clear();
+      for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(kafka, spec.outputTopic(), true).kept()) {
+        last.put(new String(r.key(), StandardCharsets.UTF_8), asJson(r.value(), specs, schemas));
+      }
+      return last.keySet().containsAll(expected.get(0).keySet()) && last.entrySet().stream()
+          .allMatch(e -> expected.stream().anyMatch(x -> e.getValue().equals(x.get(e.getKey()))));
+    }, Duration.ofMinutes(3));
+    return last;
+  }
+
+  /** A record of the enriched topic as a registry consumer reads it, written as the JSON row of its values. */
+  private static String asJson(byte[] value, List<EnrichmentSpec> specs, Map<Integer, Schema> schemas) {
+    Schema writer = schemas.computeIfAbsent(WireFormatConsumer.schemaId(value), id -> {
+      try {
+        return parse(registry.schema(id));
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    List<String> fields = writer.getFields().stream().map(Schema.Field::name).toList();
+    EnrichmentSpec spec = specs.stream().filter(s -> s.outputColumns().stream().map(Column::name).toList()
+        .equals(fields)).findFirst().orElseThrow(() -> new AssertionError("no spec has the fields " + fields));
+    List<Object> values = WireFormatConsumer.values(WireFormatConsumer.read(value, writer));
+    ObjectNode row = JsonNodeFactory.instance.objectNode();
+    List<Column> columns = spec.outputColumns();
+    for (int i = 0; i < columns.size(); i++) {
+      row.set(columns.get(i).name(), ColumnValues.toJson(values.get(i), columns.get(i).type()));
+    }
+    return EnrichmentIT.withoutRevision(row).toString();
   }
 
   private static final Schema DBZ_KEY = parse("""

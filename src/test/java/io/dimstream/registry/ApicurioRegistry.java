@@ -118,6 +118,19 @@ public final class ApicurioRegistry implements AutoCloseable {
     return out;
   }
 
+  /** The version numbers of {@code subject}, as the registry lists them. */
+  public List<Integer> versions(String subject) throws IOException, InterruptedException {
+    HttpResponse<String> r = HTTP.send(request("/subjects/" + java.net.URLEncoder.encode(subject,
+        StandardCharsets.UTF_8) + "/versions").build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("Apicurio lists no versions of " + subject + ": " + r.statusCode() + " "
+          + r.body());
+    }
+    List<Integer> out = new ArrayList<>();
+    JSON.readTree(r.body()).forEach(n -> out.add(n.asInt()));
+    return out;
+  }
+
   /** Stops the process (as a crash or an outage would: no goodbye to clients). */
   public void stop() throws InterruptedException {
     if (process != null) {
