@@ -161,6 +161,19 @@ class EnrichmentSpecLoaderTest {
   }
 
   @Test
+  void shouldDeriveTheEnrichedAvroSchemaTheDocsShowForTheExample() throws IOException {
+    Files.copy(Path.of("examples/customers.yaml"), dir.resolve("customers.yaml"));
+    Path file = dir.resolve("orders-enrich.yaml");
+    Files.writeString(file, Files.readString(Path.of("examples/orders-enrich.yaml"))
+        + "\nversion_id: customer_sk\nvalid_from: customer_valid_from\n");
+
+    String docs = Files.readString(Path.of("docs/enrichment.md"));
+    String shown = docs.substring(docs.indexOf("{\"type\": \"record\", \"name\": \"orders_enriched_enriched\""));
+    shown = shown.substring(0, shown.indexOf("```"));
+    assertThat(EnrichmentSpecLoader.load(file).enrichedAvroSchema()).isEqualTo(new Schema.Parser().parse(shown));
+  }
+
+  @Test
   void shouldWriteEnrichedAvroByDefaultExactlyWhenTheDimensionWritesItsVersionsInTheWireFormat() throws IOException {
     String orders = ORDERS + "attributes: [tier]\n";
     assertThat(load(orders).outputFormat()).as("no registry").isEqualTo(OutputFormat.JSON);
