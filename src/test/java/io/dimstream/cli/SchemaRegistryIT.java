@@ -13,6 +13,7 @@ import io.dimstream.enrich.EnrichmentSpecLoader;
 import io.dimstream.enrich.Fact;
 import io.dimstream.enrich.WireFormatConsumer;
 import io.dimstream.history.Scd2Fold;
+import io.dimstream.interop.SparkChecks;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.BusinessKeys;
 import io.dimstream.model.ChangeEvent;
@@ -75,7 +76,7 @@ import org.junit.jupiter.api.io.TempDir;
  * AvroConverter (key and value framed, tombstones after deletes); a registry that asks for a login; an enrichment
  * run by {@code dimstream run --enrich} writing its topic in the wire format, read by a registry consumer as the JSON
  * join would give it, with a new schema version when the enrichment gains an attribute. The table read back by Delta
- * Kernel equals the reference fold of the good records.
+ * Kernel and by Spark equals the reference fold of the good records.
  */
 class SchemaRegistryIT {
   @RegisterExtension
@@ -186,6 +187,8 @@ class SchemaRegistryIT {
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(expected).hasSize(2_600);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+    assertThat(SparkChecks.read(dir.resolve("table"), spec)).as("Spark's SELECT *")
+        .containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
   }
 
   @Test
@@ -272,6 +275,8 @@ class SchemaRegistryIT {
     List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
+    assertThat(SparkChecks.read(dir.resolve("table"), spec)).as("Spark's SELECT *")
+        .containsExactlyElementsOf(Scd2Fold.fold(spec, stream.events()));
     // A consumer with the registry reads the versions topic: the last record of each version, as the registry's
     // schema decodes it, says what the table holds.
     assertThat(readWithRegistry(versionRecords)).containsExactlyInAnyOrderElementsOf(rows(spec, table));
@@ -372,6 +377,8 @@ class SchemaRegistryIT {
     List<Version> table = new ArrayList<>(KernelReader.latest(dir.resolve("table"), spec));
     table.sort(BusinessKeys.VERSION_ORDER);
     assertThat(table).containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
+    assertThat(SparkChecks.read(dir.resolve("table"), spec)).as("Spark's SELECT *")
+        .containsExactlyElementsOf(Scd2Fold.fold(spec, expected));
   }
 
   @Test
