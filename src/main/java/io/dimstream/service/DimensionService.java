@@ -144,6 +144,15 @@ public final class DimensionService implements AutoCloseable {
     return start(spec, enrichments, hosted.bootstrapServers(), hosted, clock);
   }
 
+  private static void createDirectories(Path dir) {
+    try {
+      java.nio.file.Files.createDirectories(dir);
+    } catch (java.io.IOException e) {
+      throw new ServiceException("Cannot create the state directory " + dir + ": " + e + ". Fix: make "
+          + "service.data_dir a directory this user can write.", e);
+    }
+  }
+
   private static DimensionService start(DimensionSpec spec, List<EnrichmentSpec> enrichments,
       String bootstrapOverride, Hosted hosted, Clock clock) {
     DimensionService s = new DimensionService(spec, clock);
@@ -216,8 +225,11 @@ public final class DimensionService implements AutoCloseable {
     }
     Map<String, String> streamsKafka = new HashMap<>();
     kafka.forEach((k, v) -> streamsKafka.put(k, String.valueOf(v)));
-    Properties props = DimensionTopology.config(spec, sizes, streamsKafka,
-        dataDir.resolve("streams"));
+    Path stateDir = dataDir.resolve("streams");
+    // made here, race-free: Kafka Streams' own creation of the base directory fails when another dimension of the
+    // process creates it at the same moment
+    createDirectories(stateDir);
+    Properties props = DimensionTopology.config(spec, sizes, streamsKafka, stateDir);
     // read once at start: while the service runs, a partition added to a keyed changes topic moves keys, and their
     // records are rejected as wrong-partition instead of being applied by a task that lacks their history
     props.put(DimensionTopology.CHANGES_PARTITIONS_CONFIG, Integer.toString(topics.changesPartitions()));
