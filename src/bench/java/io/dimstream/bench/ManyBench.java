@@ -24,11 +24,13 @@ import java.util.concurrent.TimeUnit;
  * in this JVM; then the largest count as one process per dimension (full: 10 of them, quick: 5, each alone with
  * {@code -Xmx1g}; the figures per dimension are what 50 would cost each). Per run: the start (process start until
  * every dimension runs), the live heap after a full GC, the RSS, the threads, and the produce-to-versions-topic
- * latency (p50, p99) while every dimension takes 200 changes/s for 20 s.
+ * latency (p50, p99) while every dimension takes 200 changes/s for 20 s, after 10 s of the same unmeasured; with the
+ * most dimensions in one process, the others' latency while one drains a backlog.
  */
 public final class ManyBench {
   private static final int RATE = 200;
   private static final int SECONDS = 20;
+  private static final int WARM_UP_SECONDS = 10;
 
   private ManyBench() {}
 
@@ -109,23 +111,19 @@ public final class ManyBench {
       Map<String, Object> p = params("dimensions", n, "how", how, "processes", runs.size(), "xmx_per_process", "1g");
       emit("many", "start_s", startS, "s", with(p, "what", "process start until every dimension logged running"));
 
-      // 200 changes/s per dimension for 20 s, all at once; the versions topics watched for their latency
+      // 200 changes/s per dimension, all at once: 10 s unmeasured (the JIT compiles the paths a change takes, the
+      // first transactions are set up), then 20 s with the versions topics watched for their latency
+      paced(kafka, names, 0, WARM_UP_SECONDS);
+      long measuredFrom = System.currentTimeMillis();
       List<OutputWatcher> watchers = new ArrayList<>();
       for (String name : names) {
-        watchers.add(OutputWatcher.start(kafka, name + ".versions"));
+        watchers.add(OutputWatcher.start(kafka, name + ".versions", r -> r.timestamp() >= measuredFrom));
       }
-      ExecutorService senders = Executors.newFixedThreadPool(names.size());
-      List<Future<?>> sent = new ArrayList<>();
-      for (String name : names) {
-        sent.add(senders.submit(() -> Load.send(kafka, name + ".changes", keys(), values(), RATE)));
-      }
-      for (Future<?> f : sent) {
-        f.get();
-      }
-      senders.shutdown();
+      paced(kafka, names, RATE * WARM_UP_SECONDS, SECONDS);
       long[] all = latencies(watchers);
       emit("many", "latency_p50_ms", Figures.percentile(all, 50), "ms", with(p, "records", all.length,
-          "what", RATE + " changes/s per dimension for " + SECONDS + " s: produce to visible on the versions topic"));
+          "what", RATE + " changes/s per dimension for " + SECONDS + " s after " + WARM_UP_SECONDS
+              + " s of the same: produce to visible on the versions topic"));
       emit("many", "latency_p99_ms", Figures.percentile(all, 99), "ms", with(p, "records", all.length,
           "loadavg", loadavg()));
 
@@ -165,33 +163,15 @@ public final class ManyBench {
     List<String> others = names.subList(1, names.size());
     long phase = System.currentTimeMillis();
     OutputWatcher drained = OutputWatcher.start(kafka, loaded + ".versions", r -> r.timestamp() >= phase);
-    List<byte[]> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    for (int i = 0; i < backlog; i++) {
-      keys.add(TakeoverBench.key(i % 1000));
-      values.add(change(RATE * SECONDS + i));
-    }
-    Load.send(kafka, loaded + ".changes", keys, values, 0);
+    int next = RATE * (WARM_UP_SECONDS + SECONDS); // newer than every change sent so far: each a new version
+    Load.send(kafka, loaded + ".changes", keys(next, backlog), changes(next, backlog), 0);
     double sentS = (System.currentTimeMillis() - phase) / 1e3;
     long othersFrom = System.currentTimeMillis();
     List<OutputWatcher> watchers = new ArrayList<>();
     for (String name : others) {
       watchers.add(OutputWatcher.start(kafka, name + ".versions", r -> r.timestamp() >= othersFrom));
     }
-    ExecutorService senders = Executors.newFixedThreadPool(others.size());
-    List<Future<?>> sent = new ArrayList<>();
-    List<byte[]> paced = values();
-    List<byte[]> later = new ArrayList<>();
-    for (int i = 0; i < paced.size(); i++) {
-      later.add(change(RATE * SECONDS + backlog + i)); // newer than every change sent so far: each a new version
-    }
-    for (String name : others) {
-      sent.add(senders.submit(() -> Load.send(kafka, name + ".changes", keys(), later, RATE)));
-    }
-    for (Future<?> f : sent) {
-      f.get();
-    }
-    senders.shutdown();
+    paced(kafka, others, next, SECONDS);
     long[] all = latencies(watchers);
     Map<String, Object> q = with(p, "backlog_changes", backlog, "backlog_sent_s", sentS, "others", others.size(),
         "records", all.length, "what", RATE + " changes/s to each other dimension for " + SECONDS
@@ -266,24 +246,48 @@ public final class ManyBench {
     return true;
   }
 
-  private static List<byte[]> keys() {
+  /**
+   * {@value #RATE} changes/s to each of {@code names} for {@code seconds} s, all at once: changes {@code from} on of
+   * the sequence {@link #change} gives.
+   */
+  private static void paced(Map<String, Object> kafka, List<String> names, int from, int seconds) throws Exception {
+    ExecutorService senders = Executors.newFixedThreadPool(names.size());
+    try {
+      List<Future<?>> sent = new ArrayList<>();
+      for (String name : names) {
+        sent.add(senders.submit(() -> Load.send(kafka, name + ".changes", keys(from, RATE * seconds),
+            changes(from, RATE * seconds), RATE)));
+      }
+      for (Future<?> f : sent) {
+        f.get();
+      }
+    } finally {
+      senders.shutdown();
+    }
+  }
+
+  /** The record keys of changes {@code from} to {@code from + count - 1}. */
+  private static List<byte[]> keys(int from, int count) {
     List<byte[]> out = new ArrayList<>();
-    for (int i = 0; i < RATE * SECONDS; i++) {
+    for (int i = from; i < from + count; i++) {
       out.add(TakeoverBench.key(i % 1000));
     }
     return out;
   }
 
-  /** In-order changes of 1,000 keys: each a new tier (a new version), a second later than the one before. */
-  private static List<byte[]> values() {
+  /** Changes {@code from} to {@code from + count - 1} of the sequence {@link #change} gives. */
+  private static List<byte[]> changes(int from, int count) {
     List<byte[]> out = new ArrayList<>();
-    for (int i = 0; i < RATE * SECONDS; i++) {
+    for (int i = from; i < from + count; i++) {
       out.add(change(i));
     }
     return out;
   }
 
-  /** The {@code i}th change of that sequence: key {@code i % 1000}, a new tier, at second {@code i}. */
+  /**
+   * The {@code i}th of in-order changes of 1,000 keys: key {@code i % 1000}, a new tier (a new version), at second
+   * {@code i}.
+   */
   private static byte[] change(int i) {
     String[] tiers = {"bronze", "silver", "gold"};
     long t0 = 1_772_323_200_000L;
