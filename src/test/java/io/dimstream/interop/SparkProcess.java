@@ -64,9 +64,7 @@ public final class SparkProcess {
   private static SparkProcess start() {
     try {
       Path target = INTEROP.resolve("target");
-      Path classpathFile = target.resolve("spark-classpath.txt");
-      resolveClasspath(classpathFile);
-      String classpath = target.resolve("test-classes") + java.io.File.pathSeparator + Files.readString(classpathFile).trim();
+      String classpath = classpath();
       Path warehouse = Files.createTempDirectory("spark-warehouse");
       Path log = target.resolve("spark-interop.log");
       List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -89,6 +87,17 @@ public final class SparkProcess {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Builds {@code interop/} and returns its test classpath: its test classes, then Spark, Delta Spark and their
+   * dependencies.
+   */
+  public static String classpath() throws IOException {
+    Path target = INTEROP.resolve("target");
+    Path classpathFile = target.resolve("spark-classpath.txt");
+    resolveClasspath(classpathFile);
+    return target.resolve("test-classes") + java.io.File.pathSeparator + Files.readString(classpathFile).trim();
   }
 
   /** Builds {@code interop/} and writes its test classpath (Spark, Delta and their dependencies) to {@code file}. */
