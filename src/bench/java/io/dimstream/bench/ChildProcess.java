@@ -29,8 +29,14 @@ final class ChildProcess {
   /** Runs {@code mainClass args} with {@code heap} (e.g. "8g"); its stdout/stderr go to {@code log}. */
   static Measured run(Path work, String name, String heap, List<String> jvmArgs, String mainClass,
       List<String> args) throws IOException, InterruptedException {
+    return runOn(classpath(), work, name, heap, jvmArgs, mainClass, args);
+  }
+
+  /** As {@link #run}, on {@code classpath} instead of the bench's (a program of another build, e.g. Spark's). */
+  static Measured runOn(String classpath, Path work, String name, String heap, List<String> jvmArgs,
+      String mainClass, List<String> args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", classpath()));
+        "-cp", classpath));
     cmd.addAll(jvmOptions(work, name, heap));
     cmd.addAll(jvmArgs);
     cmd.add(mainClass);

@@ -18,25 +18,31 @@ import java.util.regex.Pattern;
  * A Spark standalone cluster on 127.0.0.1: a Master and {@code n} Workers, each a JVM of its own started from the
  * same Maven jars as {@code spark-backfill} (a {@code SPARK_HOME} whose {@code jars/} links them, with a
  * {@code RELEASE} file and {@code SPARK_SCALA_VERSION=2.13}, which is what a Worker needs to launch executors). Each
- * worker has one core and its own work directory, where its executors' logs land. Closing it stops every process;
- * so does the end of the test JVM.
+ * worker has one core, {@code workerMemory} (1g in the tests) and its own work directory, where its executors' logs
+ * land. Closing it stops every process; so does the end of the JVM. The benchmark of the Spark job runs on it too.
  */
-final class SparkStandaloneCluster implements AutoCloseable {
+public final class SparkStandaloneCluster implements AutoCloseable {
   private static final Pattern REGISTERED = Pattern.compile("Registering worker");
 
   private final List<Process> processes = new ArrayList<>();
   private final Path dir;
   private final List<Path> workDirs = new ArrayList<>();
   private final Path masterLog;
+  private final String workerMemory;
   private String url;
 
-  private SparkStandaloneCluster(Path dir) {
+  private SparkStandaloneCluster(Path dir, String workerMemory) {
     this.dir = dir;
+    this.workerMemory = workerMemory;
     this.masterLog = dir.resolve("master.log");
   }
 
   static SparkStandaloneCluster start(Path dir, int workers) throws Exception {
-    SparkStandaloneCluster cluster = new SparkStandaloneCluster(dir);
+    return start(dir, workers, "1g");
+  }
+
+  public static SparkStandaloneCluster start(Path dir, int workers, String workerMemory) throws Exception {
+    SparkStandaloneCluster cluster = new SparkStandaloneCluster(dir, workerMemory);
     Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "spark-cluster-stop"));
     try {
       cluster.startAll(workers);
@@ -57,8 +63,8 @@ final class SparkStandaloneCluster implements AutoCloseable {
       Path work = Files.createDirectories(dir.resolve("worker-" + i));
       workDirs.add(work);
       processes.add(start(home, dir.resolve("worker-" + i + ".log"), "org.apache.spark.deploy.worker.Worker",
-          "--host", "127.0.0.1", "--cores", "1", "--memory", "1g", "--webui-port", Integer.toString(freePort()),
-          "--work-dir", work.toString(), url));
+          "--host", "127.0.0.1", "--cores", "1", "--memory", workerMemory, "--webui-port",
+          Integer.toString(freePort()), "--work-dir", work.toString(), url));
     }
     await("the workers to register with the master").atMost(Duration.ofMinutes(2))
         .pollInterval(Duration.ofMillis(300))
@@ -67,8 +73,13 @@ final class SparkStandaloneCluster implements AutoCloseable {
   }
 
   /** The master's URL, {@code spark://127.0.0.1:port}. */
-  String url() {
+  public String url() {
     return url;
+  }
+
+  /** The master's and the workers' processes (a worker's executors are its children). */
+  public List<ProcessHandle> processes() {
+    return processes.stream().map(Process::toHandle).toList();
   }
 
   /** Each worker's work directory: {@code app-*}/{@code <executor id>}/ per executor it ran. */
