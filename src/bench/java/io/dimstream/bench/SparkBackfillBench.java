@@ -29,7 +29,10 @@ public final class SparkBackfillBench {
   private static final double MERGE_CAP_SECONDS = 900;
   /** One MERGE per tenth of the input, in arrival order: a job run ten times over ten increments. */
   private static final int MERGE_BATCHES = 10;
-  private static final String CLUSTER = "standalone: master + 2 workers x 1 core, 127.0.0.1";
+  /** Each worker's memory and its executor's: room for its bucket tasks at 10M events. */
+  private static final String EXECUTOR_MEMORY = "3g";
+  private static final String CLUSTER = "standalone: master + 2 workers x 1 core (" + EXECUTOR_MEMORY
+      + "), 127.0.0.1";
   /** Compiled by interop/'s own build, which has Spark and Delta Spark: named, not linked. */
   private static final String MERGE_CLASS = "io.dimstream.interop.DeltaMergeScd2";
   private static final Pattern MERGE_ROWS =
@@ -38,26 +41,25 @@ public final class SparkBackfillBench {
   private SparkBackfillBench() {}
 
   /** One size; {@code heap} is the backfill's -Xmx and the Spark drivers' memory. */
-  private record Shape(int events, int keys, String heap, String executorMemory) {}
+  private record Shape(int events, int keys, String heap) {}
 
   public static void main(String[] args) throws Exception {
     boolean quick = args.length > 0 && args[0].equals("quick");
     Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/spark-backfill"));
-    List<Shape> shapes = quick ? List.of(new Shape(200_000, 20_000, "2g", "1g"))
-        : List.of(new Shape(1_000_000, 100_000, "4g", "2g"), new Shape(10_000_000, 1_000_000, "8g", "3g"));
+    List<Shape> shapes = quick ? List.of(new Shape(200_000, 20_000, "2g"))
+        : List.of(new Shape(1_000_000, 100_000, "4g"), new Shape(10_000_000, 1_000_000, "8g"));
     Path config = BenchSpecs.write(work, "spark-backfill", null, "");
     Path cds = work.resolve("cds");
     BackfillBench.delete(cds);
     ChildProcess.prepareLauncher(work);
     warmUp(work, config, cds);
     String mergeClasspath = SparkProcess.classpath();
-    String workerMemory = shapes.get(shapes.size() - 1).executorMemory();
     // the cluster's jars are spark/'s; the bench's classes sit in target/bench/, not where the launcher looks
     System.setProperty("dimstream.home", Path.of("").toAbsolutePath().toString());
     BackfillBench.delete(work.resolve("cluster"));
     double mergeSecondsPerEvent = 0;
     try (SparkStandaloneCluster cluster = SparkStandaloneCluster.start(
-        Files.createDirectories(work.resolve("cluster")), 2, workerMemory)) {
+        Files.createDirectories(work.resolve("cluster")), 2, EXECUTOR_MEMORY)) {
       for (Shape s : shapes) {
         Path input = input(work, s);
         Path table = work.resolve("table-" + s.events());
@@ -71,7 +73,7 @@ public final class SparkBackfillBench {
         double clusterCpuBefore = ProcessCpu.seconds(cluster.processes());
         ChildProcess.Measured onCluster = measured(work, "spark-backfill-cluster-" + s.events(), "512m", cds, table,
             sparkBackfill(config, input, table, s.heap(), cluster.url(),
-                List.of("--conf", "spark.executor.memory=" + s.executorMemory())));
+                List.of("--conf", "spark.executor.memory=" + EXECUTOR_MEMORY)));
         ProcessCpu.awaitNoChildren(cluster.processes(), 60);
         double clusterCpu = onCluster.cpuSeconds() + ProcessCpu.seconds(cluster.processes()) - clusterCpuBefore;
         checkRows("the cluster", rows(table), rows);
@@ -85,8 +87,6 @@ public final class SparkBackfillBench {
         emit("spark-backfill", "backfill_cpu", backfill.cpuSeconds(), "s", p);
         Map<String, Object> c = new LinkedHashMap<>(p);
         c.put("master", CLUSTER);
-        c.put("executor_memory", s.executorMemory());
-        c.put("cpu_counts", "the launcher and SparkSubmit (driver) + master, workers and their executors");
         ChildProcess.Measured clusterRun = new ChildProcess.Measured(onCluster.exitCode(), onCluster.wallSeconds(),
             onCluster.peakRssMb(), onCluster.peakHeapMb(), onCluster.gcPauses(), clusterCpu);
         emitJob(c, clusterRun, backfill);
