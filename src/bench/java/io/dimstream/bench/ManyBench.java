@@ -36,7 +36,10 @@ public final class ManyBench {
 
   public static void main(String[] args) throws Exception {
     boolean quick = args.length > 0 && args[0].equals("quick");
-    Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/many"));
+    Path work = Path.of(args.length > 1 ? args[1] : "target/bench/many");
+    // a fresh broker and state every run: topics left by an earlier run would make every change a late one
+    BackfillBench.delete(work);
+    Files.createDirectories(work);
     int[] counts = quick ? new int[] {1, 5} : new int[] {1, 10, 50};
     int separate = quick ? 5 : 10;
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(work.resolve("kafka"), 0)) {
