@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A full snapshot of the source as version changes (issue 11, part 1; {@code WHEN NOT MATCHED BY SOURCE}): each row
+ * A full snapshot of the source as version changes ({@code WHEN NOT MATCHED BY SOURCE}): each row
  * is an upsert folded onto its key's latest version, and every key the snapshot does not carry is deleted at the
  * snapshot's sequence. Unchanged rows give nothing; the fold is the one of {@link FoldStep}.
  */

@@ -7,7 +7,7 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * The headers of a streamed full snapshot (issue 11, part 1). Each snapshot row carries {@link #SNAPSHOT_ID} and
+ * The headers of a streamed full snapshot. Each snapshot row carries {@link #SNAPSHOT_ID} and
  * {@link #SNAPSHOT_AT}; after the rows, one end-of-snapshot control record goes to every partition of the changes
  * topic with {@link #CONTROL} = {@value #END_OF_SNAPSHOT}, the same two headers, and {@link #PARTITION}/
  * {@link #PARTITIONS}. A consumer of the changes topic tells a control record apart by the {@link #CONTROL} header

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code history: scd1} (issue 11, part 4) through every path that builds a table: the test kit, replay, backfill,
+ * {@code history: scd1} through every path that builds a table: the test kit, replay, backfill,
  * and the topology's version records committed as {@code MERGE} (as the compactor does), read back by Delta Kernel.
  */
 class Scd1TableTest {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code dimstream apply-snapshot} (issue 11, part 1): one full snapshot, one MERGE commit, read back by Kernel. */
+/** {@code dimstream apply-snapshot}: one full snapshot, one MERGE commit, read back by Kernel. */
 class ApplySnapshotCommandTest {
   @TempDir
   Path dir;

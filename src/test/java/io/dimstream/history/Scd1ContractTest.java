@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The type-1 contract (issue 11, part 4), case by case: one row per key, its latest state by sequence. */
+/** The type-1 contract, case by case: one row per key, its latest state by sequence. */
 class Scd1ContractTest {
   static final boolean[] NONE_TRACKED = {false, false};
   static final HistoryMode HARD = new HistoryMode(HistoryMode.Kind.SCD1, false);

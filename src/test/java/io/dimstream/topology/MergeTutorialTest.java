@@ -14,7 +14,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The worked example of the classic Delta Lake MERGE INTO SCD2 tutorial, as issue 2 describes it. */
+/**
+ * The worked example of the classic Delta Lake MERGE INTO SCD2 tutorial: batches of order status changes, with an
+ * unchanged row and an old row sent late.
+ */
 class MergeTutorialTest {
   static final DimensionSpec ORDERS = DimensionSpec.builder("orders")
       .column("order_id", ColumnType.LONG)

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Streamed full snapshots (issue 11, part 1): rows with snapshot headers, then end-of-snapshot markers. */
+/** Streamed full snapshots: rows with snapshot headers, then end-of-snapshot markers. */
 class SnapshotTopologyTest {
   private static final DimensionSpec SPEC = DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
   private static final String DAY1 = "2026-01-01T00:00:00Z";
