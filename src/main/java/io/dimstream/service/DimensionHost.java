@@ -199,8 +199,8 @@ public final class DimensionHost implements AutoCloseable {
     } finally {
       starters.shutdownNow();
     }
-    LOG.info("Started {} dimensions in {} ms, up to {} at once", specs.size(), (System.nanoTime() - t0) / 1_000_000,
-        Math.min(PARALLEL_STARTS, specs.size()));
+    LOG.info("Starting the {} dimensions took {} ms, up to {} at once", specs.size(),
+        (System.nanoTime() - t0) / 1_000_000, Math.min(PARALLEL_STARTS, specs.size()));
     LOG.info("dimstream running {} of {} dimensions: {}", running.size(), specs.size(), running.keySet().stream()
         .sorted().toList());
   }
