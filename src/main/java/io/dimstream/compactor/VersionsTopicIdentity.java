@@ -1,6 +1,7 @@
 package io.dimstream.compactor;
 
 import io.dimstream.table.Snapshot;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * One incarnation of a dimension's versions topic, and how the table's {@code txn} markers name it: appId
@@ -39,6 +41,18 @@ public final class VersionsTopicIdentity {
     this.topicId = Objects.requireNonNull(topicId, "topicId");
   }
 
+  /** How long a topic the cluster does not know yet is asked for again: one just created may not have reached it. */
+  static final Duration NEW_TOPIC_WAIT = Duration.ofSeconds(10);
+
+  private static void sleepBeforeRetry(String topic) {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CompactorErrors.topicIdUnknown(topic, e);
+    }
+  }
+
   /**
    * The topic id of {@code topic}, asked of the cluster with a client of {@code kafka}'s properties.
    *
@@ -57,15 +71,24 @@ public final class VersionsTopicIdentity {
    */
   public static Uuid topicId(Admin admin, String topic) {
     Uuid id;
-    try {
-      id = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic).topicId();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw CompactorErrors.topicIdUnknown(topic, e);
-    } catch (ExecutionException e) {
-      throw CompactorErrors.topicIdUnknown(topic, e.getCause() == null ? e : e.getCause());
-    } catch (TimeoutException e) {
-      throw CompactorErrors.topicIdUnknown(topic, e);
+    long deadline = System.nanoTime() + NEW_TOPIC_WAIT.toNanos();
+    while (true) {
+      try {
+        id = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic).topicId();
+        break;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw CompactorErrors.topicIdUnknown(topic, e);
+      } catch (ExecutionException e) {
+        // a topic created a moment ago is unknown to a broker until the cluster's metadata reaches it
+        if (e.getCause() instanceof UnknownTopicOrPartitionException && System.nanoTime() < deadline) {
+          sleepBeforeRetry(topic);
+          continue;
+        }
+        throw CompactorErrors.topicIdUnknown(topic, e.getCause() == null ? e : e.getCause());
+      } catch (TimeoutException e) {
+        throw CompactorErrors.topicIdUnknown(topic, e);
+      }
     }
     if (id == null || Uuid.ZERO_UUID.equals(id)) {
       throw CompactorErrors.noTopicId(topic);
