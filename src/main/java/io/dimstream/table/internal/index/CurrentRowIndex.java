@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +35,13 @@ public final class CurrentRowIndex implements AutoCloseable {
 
   private final ObjectStore root;
   private final ClosedFileFilters closedFilters = new ClosedFileFilters();
+  /** The directories whose index a writer of this process holds, each by one writer at a time. */
+  private static final Set<Path> CLAIMED = ConcurrentHashMap.newKeySet();
+
   /** Where the index is kept on disk; null: on the heap. */
   private Path persistDir;
+  /** The directory this index claimed in {@link #CLAIMED}, released on close; null when none. */
+  private Path claim;
   private PersistedPositionIndex persisted;
   private PositionIndex index;
   private long version = -1;
@@ -84,11 +91,22 @@ public final class CurrentRowIndex implements AutoCloseable {
 
   /** Opens the index kept in {@link #persistDir} and takes it as the index when it reflects a version of this table. */
   private void adoptPersisted(TableState state) {
+    Path claimed = persistDir.toAbsolutePath().normalize();
+    if (!CLAIMED.add(claimed)) {
+      // another writer of this process (a second compactor of the table) keeps its index there: this one must not
+      // open, wipe or rebuild that directory under it
+      LOG.info("{}: the position index in {} is used by another writer of this process; this one keeps its own on "
+          + "the heap", root, persistDir);
+      persistDir = null;
+      return;
+    }
+    claim = claimed;
     try {
       persisted = PersistedPositionIndex.open(persistDir);
     } catch (UncheckedIOException e) {
       LOG.warn("{}: the position index stays on the heap: {}", root, e.getMessage());
       persistDir = null;
+      release();
       return;
     }
     PersistedPositionIndex.Reflected r = persisted.reflected();
@@ -175,6 +193,14 @@ public final class CurrentRowIndex implements AutoCloseable {
       persisted = null;
     }
     persistDir = null;
+    release();
+  }
+
+  private void release() {
+    if (claim != null) {
+      CLAIMED.remove(claim);
+      claim = null;
+    }
   }
 
   private PositionIndex build(TableState state, TableLayout layout) {
