@@ -35,16 +35,7 @@ public final class BackfillBench {
     boolean first = true;
     ChildProcess.Measured warm = null;
     for (Shape s : shapes) {
-      Path input = work.resolve("changes-" + s.events() + "-" + s.keys() + ".jsonl");
-      if (!Files.exists(input)) {
-        ChildProcess.Measured g = ChildProcess.run(work, "generate-" + s.events(), s.events() > 2_000_000 ? "14g"
-            : "3g", List.of(), GenerateChanges.class.getName(), List.of(Integer.toString(s.events()),
-                Integer.toString(s.keys()), "20261201", input.toString()));
-        if (g.exitCode() != 0) {
-          Files.deleteIfExists(input);
-          throw new IllegalStateException("generating " + input + " exited " + g.exitCode());
-        }
-      }
+      Path input = changeFile(work, s.events(), s.keys());
       Path table = work.resolve("table-" + s.events());
       List<String> backfill = List.of("backfill", "--config", config.toString(), "--input", input.toString(),
           "--table", table.toString());
@@ -152,6 +143,24 @@ public final class BackfillBench {
     int service = yaml.indexOf("\nservice:");
     Files.writeString(spec, yaml.substring(0, service + 1) + extra + yaml.substring(service + 1));
     return spec;
+  }
+
+  /**
+   * The seeded change file of {@code events} events on {@code keys} keys in {@code work}, generated in a JVM of its own
+   * unless an earlier run left it there.
+   */
+  static Path changeFile(Path work, int events, int keys) throws Exception {
+    Path input = work.resolve("changes-" + events + "-" + keys + ".jsonl");
+    if (!Files.exists(input)) {
+      ChildProcess.Measured g = ChildProcess.run(work, "generate-" + events, events > 2_000_000 ? "14g" : "3g",
+          List.of(), GenerateChanges.class.getName(), List.of(Integer.toString(events), Integer.toString(keys),
+              "20261201", input.toString()));
+      if (g.exitCode() != 0) {
+        Files.deleteIfExists(input);
+        throw new IllegalStateException("generating " + input + " exited " + g.exitCode());
+      }
+    }
+    return input;
   }
 
   static void delete(Path dir) throws java.io.IOException {

@@ -61,7 +61,7 @@ public final class SparkBackfillBench {
     try (SparkStandaloneCluster cluster = SparkStandaloneCluster.start(
         Files.createDirectories(work.resolve("cluster")), 2, EXECUTOR_MEMORY)) {
       for (Shape s : shapes) {
-        Path input = input(work, s);
+        Path input = BackfillBench.changeFile(work, s.events(), s.keys());
         Path table = work.resolve("table-" + s.events());
         ChildProcess.Measured backfill = measured(work, "backfill-" + s.events(), s.heap(), cds, table,
             List.of("backfill", "--config", config.toString(), "--input", input.toString(), "--table",
@@ -138,21 +138,6 @@ public final class SparkBackfillBench {
     emit("spark-backfill", "wall_ratio_to_backfill", job.wallSeconds() / backfill.wallSeconds(), "x", p);
     emit("spark-backfill", "cpu_ratio_to_backfill", job.cpuSeconds() / backfill.cpuSeconds(), "x", p);
     emit("spark-backfill", "peak_rss", job.peakRssMb(), "MiB", p);
-  }
-
-  /** The seeded change file of this size, generated in a JVM of its own unless it is there from an earlier run. */
-  private static Path input(Path work, Shape s) throws Exception {
-    Path input = work.resolve("changes-" + s.events() + "-" + s.keys() + ".jsonl");
-    if (!Files.exists(input)) {
-      ChildProcess.Measured g = ChildProcess.run(work, "generate-" + s.events(), s.events() > 2_000_000 ? "14g"
-          : "3g", List.of(), GenerateChanges.class.getName(), List.of(Integer.toString(s.events()),
-              Integer.toString(s.keys()), "20261201", input.toString()));
-      if (g.exitCode() != 0) {
-        Files.deleteIfExists(input);
-        throw new IllegalStateException("generating " + input + " exited " + g.exitCode());
-      }
-    }
-    return input;
   }
 
   /** The classic MERGE job in a JVM of its own on interop/'s classpath (Spark and Delta Spark from Maven). */
