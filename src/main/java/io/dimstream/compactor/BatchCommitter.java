@@ -3,6 +3,7 @@ package io.dimstream.compactor;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.EventArchive;
 import io.dimstream.table.Operation;
 import io.dimstream.table.TxnOverlapException;
 import java.util.HashMap;
@@ -68,6 +69,7 @@ final class BatchCommitter {
   }
 
   private CommitResult commitToTable(VersionBatch batch) {
+    keepEvents(batch);
     try {
       return table.newCommit(Operation.MERGE)
           .txns(batch.txns())
@@ -76,6 +78,23 @@ final class BatchCommitter {
           .apply(batch.changes());
     } catch (TxnOverlapException e) {
       throw new LeaseHeldException(e.getMessage());
+    }
+  }
+
+  /**
+   * Writes the batch's event records beside the table before the commit whose markers cover them (see
+   * {@link EventArchive}): once the table holds a batch's rows, it holds the events that go with them.
+   */
+  private void keepEvents(VersionBatch batch) {
+    if (batch.events().isEmpty()) {
+      return;
+    }
+    try {
+      EventArchive.write(table.store(), table.latest().version(), batch.events());
+    } catch (java.io.IOException e) {
+      throw new CompactorException("Could not keep " + batch.events().size() + " event records beside the table under "
+          + table.store().describe(EventArchive.DIR) + ": " + e.getMessage() + ". Nothing of the batch was committed;"
+          + " the compactor reads it again when it restarts", e);
     }
   }
 

@@ -218,7 +218,11 @@ public final class Compactor implements Runnable, AutoCloseable {
         return;
       }
       for (ConsumerRecord<byte[], byte[]> r : records) {
-        batch.add(r.partition(), r.offset(), intake.applicable(r));
+        if (VersionIntake.isEvent(r)) {
+          intake.event(r, batch);
+        } else {
+          batch.add(r.partition(), r.offset(), intake.applicable(r));
+        }
       }
       boolean due = clock.millis() - batchStarted >= interval.toMillis();
       if (!batch.isEmpty() && (due || batch.records() >= maxRecords)) {

@@ -20,6 +20,8 @@ final class VersionBatch {
   private final Map<Integer, Long> lastOffsets = new TreeMap<>();
   private final Map<Integer, Long> firstOffsets = new TreeMap<>();
   private final Map<VersionId, Integer> partitions = new HashMap<>();
+  /** The event records read, in the order read (offset order per partition): kept beside the table at the commit. */
+  private final List<io.dimstream.table.EventArchive.Entry> events = new ArrayList<>();
   private int records;
 
   /** {@code appIdPrefix}: the versions topic's {@link VersionsTopicIdentity#appIdPrefix()}. */
@@ -36,6 +38,17 @@ final class VersionBatch {
     lastOffsets.merge(partition, offset, Math::max);
     firstOffsets.merge(partition, offset, Math::min);
     records++;
+  }
+
+  /** Adds an event record ({@link io.dimstream.topology.EventRecords}): the event store's key and value (null: pruned). */
+  void addEvent(int partition, long offset, byte[] storeKey, byte[] value) {
+    events.add(new io.dimstream.table.EventArchive.Entry(appIdPrefix + partition, offset, storeKey, value));
+    add(partition, offset, null);
+  }
+
+  /** The event records read since the last commit, in the order read. */
+  List<io.dimstream.table.EventArchive.Entry> events() {
+    return Collections.unmodifiableList(events);
   }
 
   int records() {
@@ -87,6 +100,7 @@ final class VersionBatch {
   void clear() {
     partitions.clear();
     changes.clear();
+    events.clear();
     lastOffsets.clear();
     firstOffsets.clear();
     records = 0;

@@ -49,6 +49,30 @@ final class VersionIntake {
     return change;
   }
 
+  /** Whether {@code r} is an event record ({@link io.dimstream.model.EventRecords}) rather than a version. */
+  static boolean isEvent(ConsumerRecord<byte[], byte[]> r) {
+    var kind = r.headers().lastHeader(io.dimstream.model.EventRecords.KIND_HEADER);
+    return kind != null && io.dimstream.model.EventRecords.isEventKind(kind.value());
+  }
+
+  /**
+   * Adds an event record ({@link io.dimstream.model.EventRecords}) to {@code batch}, kept beside the table at the
+   * commit; one whose key is not an event record's goes to the dead-letter topic (only a foreign writer makes one).
+   */
+  void event(ConsumerRecord<byte[], byte[]> r, VersionBatch batch) {
+    byte[] storeKey;
+    try {
+      storeKey = io.dimstream.model.EventRecords.storeKey(r.key());
+    } catch (IllegalArgumentException e) {
+      deadLetter(r, "The event record at " + r.topic() + "-" + r.partition() + "@" + r.offset() + " cannot be kept: "
+          + e.getMessage() + ". Only dimstream's topology writes records with the header "
+          + io.dimstream.model.EventRecords.KIND_HEADER + "; it was skipped");
+      batch.add(r.partition(), r.offset(), null);
+      return;
+    }
+    batch.addEvent(r.partition(), r.offset(), storeKey, r.value());
+  }
+
   private void deadLetter(ConsumerRecord<byte[], byte[]> r, String detail) {
     LOG.error("{}; sent to {} as {}", detail, dlq, VersionDeadLetters.REASON);
     deadLetters.send(r, detail);

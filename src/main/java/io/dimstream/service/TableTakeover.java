@@ -11,6 +11,7 @@ import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.storage.StoreLease;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.EventArchive;
 import io.dimstream.table.Operation;
 import io.dimstream.table.Snapshot;
 import io.dimstream.table.StateMarkers;
@@ -91,6 +92,8 @@ final class TableTakeover {
   private final String owner;
   /** The takeover lease while this instance holds it. */
   private volatile StoreLease heldLease;
+  /** The event store as the takeover under way writes it, kept beside the table ({@link EventArchive.Base}). */
+  private EventArchive.Base base;
 
   /**
    * @param partitions          the changes topic's partition count: one stream task, one changelog partition each
@@ -260,25 +263,45 @@ final class TableTakeover {
         .apply(List.of());
     EventStoreRecords records = new EventStoreRecords(spec, layouts, partitions);
     Optional<KeptEvents.Kept> kept = keptByBackfill(s);
+    base = new EventArchive.Base(table.store(), spec.name(), s.version());
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       AtomicReference<Exception> failed = new AtomicReference<>();
       // closing deletes first: a version that starts where another ended replaces the delete stored there
-      status.phase("writing the deletes that closed versions (1 of 3)", s.version(), s.closedRowCount());
+      status.phase("writing the deletes that closed versions (1 of 4)", s.version(), s.closedRowCount());
       send(producer, records, s::closed, v -> TableEvents.closing(v, spec.history()), null, failed);
       TableVersionRecords replay = versionsReplay(admin, s);
       status.phase("writing the upserts that opened versions" + (replay == null ? "" : ", and every version to "
-          + spec.topics().versions() + ", which does not hold them,") + " (2 of 3)", s.version(), rows);
+          + spec.topics().versions() + ", which does not hold them,") + " (2 of 4)", s.version(), rows);
       send(producer, records, s::scan, v -> Optional.of(TableEvents.opening(v)), replay, failed);
-      // last: an event kept at the sequence of a row's derived one is the one the engine stored there
+      // then: an event kept at the sequence of a row's derived one is the one the engine stored there
       kept.ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
+      // last, in the order the event store took them: every write of the topologies that ran on this table since
+      sendArchived(producer, records, s, failed);
       producer.flush();
       if (failed.get() != null) {
         throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
       }
+      base.finish();
+    } catch (IOException | RuntimeException e) {
+      base.abort();
+      if (e instanceof RuntimeException re) {
+        throw re;
+      }
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not write the event store's base under "
+          + table.store().describe(EventArchive.DIR) + ": " + e);
     }
     heartbeat();
-    record(s.version(), id);
-    kept.ifPresent(this::forget);
+    // the state and its base in one commit: from it on, the base stands for every archive file before it
+    table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.state(spec.name(), id), s.version(),
+        base.appId(), s.version())).apply(List.of());
+    try {
+      int deleted = base.deleteEarlier();
+      LOG.info("Kept the event store's {} records beside the table as the base of table version {}; deleted {} "
+          + "earlier archive file(s) it stands for", base.records(), s.version(), deleted);
+    } catch (IOException e) {
+      LOG.warn("Could not delete the archive files the new base of {} stands for (they are read again, to no effect, "
+          + "by a later takeover): {}", spec.name(), e.toString());
+    }
     LOG.info("Took over table version {} of {} in {} s: {} rows into {} (topic id {})", s.version(), spec.name(),
         status.elapsedMillis() / 1000, rows, changelog, id);
   }
@@ -302,9 +325,7 @@ final class TableTakeover {
    * built from it yet (a takeover that did not finish aside) and no batch write changed it since.
    */
   private Optional<KeptEvents.Kept> keptByBackfill(Snapshot s) {
-    boolean stateBuilt = s.txnVersions().keySet().stream().anyMatch(app ->
-        app.startsWith(StateMarkers.statePrefix(spec.name())) && !app.endsWith(StateMarkers.STARTED_SUFFIX));
-    if (stateBuilt || s.txnVersion(StateMarkers.batch(spec.name())) >= 0) {
+    if (s.txnVersion(StateMarkers.batch(spec.name())) >= 0) {
       return Optional.empty();
     }
     try {
@@ -317,13 +338,13 @@ final class TableTakeover {
 
   private void sendKept(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records, KeptEvents.Kept kept,
       long tableVersion, AtomicReference<Exception> failed) {
-    status.phase("writing the events the backfill kept, which the rows do not show (3 of 3)", tableVersion,
+    status.phase("writing the events the backfill kept, which the rows do not show (3 of 4)", tableVersion,
         kept.events());
     Callback onFailure = keepingFirst(failed);
     try {
       kept.forEach((key, value) -> {
         EventStoreRecords.ChangelogRecord r = records.of(key, value);
-        producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), onFailure);
+        toChangelog(producer, r, onFailure);
         status.rowRead();
       });
       LOG.info("Took over {} events the backfill kept beside the table, which its rows do not show", kept.events());
@@ -333,13 +354,29 @@ final class TableTakeover {
     }
   }
 
-  /** Deletes the backfill's kept events: the state holds them now, and once `run` writes the table they describe it no more. */
-  private void forget(KeptEvents.Kept kept) {
+  /**
+   * Sends the event store's writes the compactor kept beside the table ({@link EventArchive}), those the snapshot's
+   * markers cover, in the order the store took them: what the rows cannot show (no-change upserts, a type-1 column's
+   * earlier values, deletes with nothing open, the events pruned since) then stands in the state as it stood.
+   */
+  private void sendArchived(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records, Snapshot s,
+      AtomicReference<Exception> failed) {
+    status.phase("writing the event store's writes kept beside the table (4 of 4)", s.version(), -1);
+    Callback onFailure = keepingFirst(failed);
     try {
-      kept.delete();
+      EventArchive.Replayed r = EventArchive.forEach(table.store(), s::txnVersion, e -> {
+        EventStoreRecords.ChangelogRecord c = records.of(e.key(), e.value());
+        toChangelog(producer, c, onFailure);
+        status.rowRead();
+        if (failed.get() != null) {
+          throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
+        }
+      });
+      LOG.info("Took over {} event-store writes kept beside the table in {} file(s) ({} not covered by table version {}"
+          + " or read twice)", r.applied(), r.files(), r.skipped(), s.version());
     } catch (IOException e) {
-      LOG.warn("Could not delete the events the backfill kept under {}: {}", table.store().describe(KeptEvents.DIR),
-          e.toString());
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not read the event store's writes kept under "
+          + table.store().describe(EventArchive.DIR) + ": " + e);
     }
   }
 
@@ -391,7 +428,7 @@ final class TableTakeover {
         status.rowRead();
         if (e.isPresent()) {
           EventStoreRecords.ChangelogRecord r = records.of(e.get());
-          producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), onFailure);
+          toChangelog(producer, r, onFailure);
         }
         if (replay != null) {
           TableVersionRecords.VersionRecord v = replay.of(row);
@@ -410,6 +447,18 @@ final class TableTakeover {
           nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
         }
       }
+    }
+  }
+
+  /** Sends one record to the new changelog, and keeps it in the archive's base the takeover writes beside it. */
+  private void toChangelog(KafkaProducer<byte[], byte[]> producer, EventStoreRecords.ChangelogRecord r,
+      Callback onFailure) {
+    producer.send(new ProducerRecord<>(changelog, r.partition(), r.key(), r.value()), onFailure);
+    try {
+      base.add(r.key(), r.value());
+    } catch (IOException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not write the event store's base under "
+          + table.store().describe(EventArchive.DIR) + ": " + e);
     }
   }
 

@@ -206,9 +206,8 @@ public final class DimensionTopology {
         .defaultBranch(Branched.as("late"));
     // framed at the sink: everything before it (sizes, the late-events branch) sees the record as the codec wrote it
     var versionValues = versionsSchemaId.isPresent() ? Serdes.serdeFrom(
-        (org.apache.kafka.common.serialization.Serializer<byte[]>) (topic, v) ->
-            io.dimstream.codec.WireFraming.frame(versionsSchemaId.getAsInt(), v),
-        (topic, v) -> io.dimstream.codec.WireFraming.unframe(v)) : Serdes.ByteArray();
+        new FramingSerializer(versionsSchemaId.getAsInt()), (topic, v) -> io.dimstream.codec.WireFraming.unframe(v))
+        : Serdes.ByteArray();
     outputs.get("scd2-versions").to(spec.topics().versions(),
         Produced.with(OUT_KEY, versionValues).withStreamPartitioner(new BusinessKeyPartitioner())
             .withName(VERSIONS_SINK));
@@ -288,4 +287,20 @@ public final class DimensionTopology {
   private static final Serde<OutKey> OUT_KEY = Serdes.serdeFrom(
       (Serializer<OutKey>) (topic, k) -> k == null ? null : k.recordKey(),
       (Deserializer<OutKey>) (topic, b) -> new OutKey(null, b));
+
+  /**
+   * Frames version values in the Confluent wire format; event records ({@link io.dimstream.model.EventRecords}) go
+   * unframed: they are the event store's own bytes, which no registry schema describes.
+   */
+  private record FramingSerializer(int schemaId) implements org.apache.kafka.common.serialization.Serializer<byte[]> {
+    @Override
+    public byte[] serialize(String topic, byte[] value) {
+      return io.dimstream.codec.WireFraming.frame(schemaId, value);
+    }
+
+    @Override
+    public byte[] serialize(String topic, org.apache.kafka.common.header.Headers headers, byte[] value) {
+      return EventRecordHeaders.isEvent(headers) ? value : serialize(topic, value);
+    }
+  }
 }

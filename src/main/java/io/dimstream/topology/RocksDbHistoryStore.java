@@ -41,6 +41,16 @@ public final class RocksDbHistoryStore implements HistoryStore {
   private byte[] lastKeyBytes;
   /** The event key the next {@link #pruneSlice} starts at; null: the store's first. */
   private Bytes pruneFrom;
+  /** Told of every write, after it is made. */
+  private Writes writes = Writes.NONE;
+
+  /** What a store tells of its writes: the canonical key bytes, the store key, and the value (null: deleted). */
+  @FunctionalInterface
+  interface Writes {
+    Writes NONE = (keyBytes, storeKey, value) -> {};
+
+    void written(byte[] keyBytes, byte[] storeKey, byte[] value);
+  }
 
   public RocksDbHistoryStore(KeyValueStore<Bytes, byte[]> events, EventJson json, StateBinary state,
       int sequenceParts) {
@@ -55,6 +65,11 @@ public final class RocksDbHistoryStore implements HistoryStore {
     this.state = state;
     this.sequenceParts = sequenceParts;
     this.newest = new NewestStateCache(maxCachedKeys);
+  }
+
+  /** Tells {@code writes} of every write from now on (the processor sends each as an event record). */
+  void tellWrites(Writes writes) {
+    this.writes = writes;
   }
 
   /** Tells the store the canonical bytes of the key about to be used, so they are not rendered again. */
@@ -160,7 +175,10 @@ public final class RocksDbHistoryStore implements HistoryStore {
     }
     collectPrunable(history, keyEvents, doomed); // the last key before the store's end (empty after a break)
     pruneFrom = stoppedAt;
-    doomed.forEach(events::delete); // after the scan: the iterator does not see its own store's deletes reliably
+    for (Bytes k : doomed) { // after the scan: the iterator does not see its own store's deletes reliably
+      events.delete(k);
+      writes.written(keyPart(k.get()), k.get(), null);
+    }
     // no key's newest event is ever doomed (collectPrunable keeps at least the anchor), so the cache stays exact
     return doomed.size();
   }
@@ -227,8 +245,12 @@ public final class RocksDbHistoryStore implements HistoryStore {
 
   @Override
   public void putEvent(BusinessKey key, StoredEvent event) {
-    events.put(eventKey(keyBytes(key), event.sequence()), state.encode(event, state.encodeVersion(event.openAfter())));
+    byte[] kb = keyBytes(key);
+    Bytes storeKey = eventKey(kb, event.sequence());
+    byte[] value = state.encode(event, state.encodeVersion(event.openAfter()));
+    events.put(storeKey, value);
     newest.written(key, event); // after the put: a write that throws leaves the cache as the store is
+    writes.written(kb, storeKey.get(), value);
   }
 
   private byte[] keyBytes(BusinessKey key) {

@@ -10,6 +10,7 @@ import io.dimstream.history.IncrementalHistory;
 import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeEvent;
 import io.dimstream.model.ChangeKind;
+import io.dimstream.model.EventRecords;
 import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import java.nio.charset.StandardCharsets;
@@ -100,6 +101,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     dlqOut = metrics.counter("scd2", TopologyMetrics.Counter.DLQ_RECORDS, "events beyond the lateness horizon or failing");
     KeyValueStore<Bytes, byte[]> events = context.getStateStore(DimensionTopology.EVENT_STORE);
     this.store = new RocksDbHistoryStore(events, eventJson, state, spec.sequence().size());
+    store.tellWrites(this::forwardEventRecord);
     this.snapshots = new SnapshotTracker(context.getStateStore(DimensionTopology.SNAPSHOT_STORE), spec);
     if (spec.latenessHorizon() != Long.MAX_VALUE) { // an unbounded horizon keeps every event
       Duration every = pruneInterval.compareTo(PRUNE_SLICE_INTERVAL) < 0 ? pruneInterval : PRUNE_SLICE_INTERVAL;
@@ -259,6 +261,17 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
     byte[] value = c instanceof VersionChange.Upsert u ? encoder.encodeValue(u.version(), u.kind()) : null;
     OutKey key = new OutKey(in.key(), encoder.encodeKey(c.key(), c.validFrom()));
     context.forward(new Record<>(key, value, in.timestamp(), headers));
+  }
+
+  /**
+   * Sends one write of the event store to the versions topic as an event record ({@link EventRecords}), in the
+   * transaction of the input record being processed (or of the punctuation that pruned it): the compactor keeps it
+   * beside the table, cut at the same offsets as the versions, so a takeover after lost state rebuilds this store.
+   */
+  private void forwardEventRecord(byte[] keyBytes, byte[] storeKey, byte[] value) {
+    Headers headers = EventRecordHeaders.mark(new RecordHeaders());
+    long timestamp = context.currentSystemTimeMs();
+    context.forward(new Record<>(new OutKey(keyBytes, EventRecords.recordKey(storeKey)), value, timestamp, headers));
   }
 
   /**

@@ -506,6 +506,116 @@ class TakeoverProperties {
     tally.assertCovers("shouldGiveTheFoldOfTheWholeStreamAfterABackfillThatKeptItsHiddenEvents", 0.03);
   }
 
+  /**
+   * The whole hand-over as `dimstream` runs it: a backfill that keeps its hidden events, a takeover, a stream whose
+   * every event-store write is kept beside the table (the event records the compactor archives), then the state lost
+   * and the table taken over again from its rows, the backfill's kept events and that archive. The table after any
+   * further suffix is the fold of the whole stream, with no precondition: nothing the rows cannot show is lost.
+   */
+  @Test
+  void shouldGiveTheFoldOfTheWholeStreamWhenTheStateIsLostAfterStreaming() {
+    Tally tally = new Tally();
+    qt().withExamples(1_500).forAll(handOvers()).checkAssert(h -> {
+      tally.checked(h);
+      IncrementalHistory engine = new IncrementalHistory(h.tracked(), Long.MAX_VALUE, h.mode());
+      InMemoryHistoryStore backfilled = new InMemoryHistoryStore();
+      h.prefix().forEach(e -> engine.apply(backfilled, e));
+      List<Version> prefixTable = Scd2Fold.fold(h.tracked(), h.mode(), h.prefix());
+      Map<BusinessKey, List<StoredEvent>> kept = new LinkedHashMap<>();
+      for (BusinessKey key : counting(h.prefix()).keySet()) {
+        List<Version> rows = prefixTable.stream().filter(v -> v.key().equals(key)).toList();
+        kept.put(key, TableEvents.hidden(backfilled.eventsFrom(key, Sequence.of(Long.MIN_VALUE)), rows, h.mode(),
+            engine));
+      }
+      VersionsById table = new VersionsById();
+      prefixTable.forEach(table::put);
+      List<Map.Entry<BusinessKey, StoredEvent>> archive = new ArrayList<>();
+      HistoryStore store = takingOver(table.sorted(), kept, archive, h.mode());
+      for (int i = h.c(); i < h.stream().size(); i++) {
+        if (i == h.l()) {
+          store = takingOver(table.sorted(), kept, archive, h.mode());
+        }
+        if (engine.apply(store, h.stream().get(i)) instanceof ApplyResult.Applied a) {
+          table.apply(a.changes());
+        }
+      }
+      assertThat(table.sorted()).as("after the backfill, the stream, the lost state and the rest of the stream")
+          .isEqualTo(Scd2Fold.fold(h.tracked(), h.mode(), h.stream()));
+    });
+    tally.assertCovers("shouldGiveTheFoldOfTheWholeStreamWhenTheStateIsLostAfterStreaming", 0.03);
+  }
+
+  /**
+   * A takeover's store: the rows' events, then the events a backfill kept, then the archived writes in the order they
+   * were made (a later write of one (key, sequence) replaces an earlier one).
+   */
+  static InMemoryHistoryStore takeOver(List<Version> rows, Map<BusinessKey, List<StoredEvent>> kept,
+      List<Map.Entry<BusinessKey, StoredEvent>> archive, HistoryMode mode) {
+    InMemoryHistoryStore store = takeOver(rows, mode);
+    kept.forEach((key, events) -> events.forEach(e -> store.putEvent(key, e)));
+    archive.forEach(w -> store.putEvent(w.getKey(), w.getValue()));
+    java.util.Set<BusinessKey> keys = new java.util.LinkedHashSet<>(kept.keySet());
+    archive.forEach(w -> keys.add(w.getKey()));
+    rows.forEach(v -> keys.add(v.key()));
+    for (BusinessKey key : keys) {
+      List<StoredEvent> events = store.eventsFrom(key, Sequence.of(Long.MIN_VALUE));
+      if (!events.isEmpty()) {
+        StoredEvent newest = events.get(events.size() - 1);
+        store.putCurrent(key, new KeyState(newest.sequence(), newest.openAfter()));
+      }
+    }
+    return store;
+  }
+
+  /**
+   * A takeover as the service makes it: the store of {@link #takeOver(List, Map, List, HistoryMode)}, whose every
+   * event then becomes the archive (the base the takeover writes beside the table, standing for all before it), and
+   * which tells the archive of every later write.
+   */
+  static HistoryStore takingOver(List<Version> rows, Map<BusinessKey, List<StoredEvent>> kept,
+      List<Map.Entry<BusinessKey, StoredEvent>> archive, HistoryMode mode) {
+    InMemoryHistoryStore store = takeOver(rows, kept, archive, mode);
+    java.util.Set<BusinessKey> keys = new java.util.LinkedHashSet<>(kept.keySet());
+    archive.forEach(w -> keys.add(w.getKey()));
+    rows.forEach(v -> keys.add(v.key()));
+    archive.clear();
+    for (BusinessKey key : keys) {
+      store.eventsFrom(key, Sequence.of(Long.MIN_VALUE)).forEach(e -> archive.add(Map.entry(key, e)));
+    }
+    return archiving(store, archive);
+  }
+
+  /** {@code store}, telling {@code archive} of every event it stores, as the topology's event records do. */
+  static HistoryStore archiving(InMemoryHistoryStore store, List<Map.Entry<BusinessKey, StoredEvent>> archive) {
+    return new HistoryStore() {
+      @Override
+      public KeyState current(BusinessKey key) {
+        return store.current(key);
+      }
+
+      @Override
+      public void putCurrent(BusinessKey key, KeyState state) {
+        store.putCurrent(key, state);
+      }
+
+      @Override
+      public StoredEvent eventBefore(BusinessKey key, Sequence sequence) {
+        return store.eventBefore(key, sequence);
+      }
+
+      @Override
+      public List<StoredEvent> eventsFrom(BusinessKey key, Sequence from) {
+        return store.eventsFrom(key, from);
+      }
+
+      @Override
+      public void putEvent(BusinessKey key, StoredEvent event) {
+        store.putEvent(key, event);
+        archive.add(Map.entry(key, event));
+      }
+    };
+  }
+
   @Test
   void shouldChangeNothingWhenTheOverlapIsSentAgain() {
     Tally tally = new Tally();

@@ -115,6 +115,9 @@ class AvroVersionsTopologyTest {
       GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(new VersionAvro(CUSTOMERS_AVRO).schema());
       List<String> rows = new ArrayList<>();
       for (TestRecord<byte[], byte[]> r : out.readRecordsToList()) {
+        if (EventRecordHeaders.isEvent(r.headers())) {
+          continue; // the event store's writes, in its own form
+        }
         GenericRecord g = reader.read(null, DecoderFactory.get().binaryDecoder(r.value(), null));
         rows.add(new String(r.key(), StandardCharsets.UTF_8) + " " + g);
       }

@@ -97,6 +97,9 @@ final class EnrichProcessor implements Processor<byte[], byte[], byte[], byte[]>
     timestamp = record.timestamp();
     String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
     if (topic.equals(spec.dimension().topics().versions())) {
+      if (io.dimstream.topology.EventRecordHeaders.isEvent(record.headers())) {
+        return; // the event store's writes, kept for the table, not versions
+      }
       onVersionRecord(record.key(), record.value(), null, now);
       return;
     }

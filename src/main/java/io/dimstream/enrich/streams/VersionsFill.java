@@ -81,6 +81,9 @@ final class VersionsFill {
           if (r.offset() >= end) {
             break;
           }
+          if (io.dimstream.topology.EventRecordHeaders.isEvent(r.headers())) {
+            continue; // the event store's writes, kept for the table, not versions
+          }
           to.apply(r.key(), r.value(), topic + "/" + partition + "@" + r.offset());
           read++;
         }

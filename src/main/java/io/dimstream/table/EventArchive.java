@@ -1,0 +1,268 @@
+package io.dimstream.table;
+
+import io.dimstream.storage.ObjectInfo;
+import io.dimstream.storage.ObjectStore;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.ToLongFunction;
+
+/**
+ * The event store's writes as the compactor applied them, kept beside the table under {@value #DIR}: one file per
+ * commit that carried event records ({@link io.dimstream.topology.EventRecords}), named so that files sort in the order
+ * they were written ({@code <table version read before the commit>-<time>-<id>}). Each file holds segments (the
+ * {@code txn} appId of a versions-topic partition, first and last offset) and the records of each, with their offsets.
+ *
+ * <p>A segment counts once the table records its last offset under its appId: the file is written before the commit
+ * whose markers cover it, so the table never holds rows whose events the archive lacks. A file of a commit that failed
+ * holds the same records as the one that later succeeded (the versions topic is immutable at an offset); a reader
+ * applies each offset of an appId once, the first time it meets it, so such duplicates change nothing. Directories
+ * starting with {@code _} are invisible to Delta readers and to vacuum.
+ */
+public final class EventArchive {
+  /** Where the files are, relative to the table root. */
+  public static final String DIR = "_dimstream/events/";
+  private static final int MAGIC = 0x44534556; // "DSEV"
+
+  private EventArchive() {}
+
+  /** One event-store write read from the versions topic at {@code offset} of the partition {@code appId} names. */
+  public record Entry(String appId, long offset, byte[] key, byte[] value) {}
+
+  /** A file's records of one partition: {@code appId}, its first and last offset. */
+  record Segment(String appId, long first, long last) {}
+
+  /**
+   * Writes {@code entries} (in offset order per appId) as one file; nothing when there are none.
+   *
+   * @param tableVersion the table version read before the commit that covers them, which orders the file
+   * @return the file's key, or null when nothing was written
+   */
+  public static String write(ObjectStore store, long tableVersion, List<Entry> entries) throws IOException {
+    if (entries.isEmpty()) {
+      return null;
+    }
+    Map<String, long[]> ranges = new LinkedHashMap<>();
+    for (Entry e : entries) {
+      ranges.merge(e.appId(), new long[] {e.offset(), e.offset()},
+          (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+    }
+    List<Segment> segments = new ArrayList<>();
+    ranges.forEach((appId, r) -> segments.add(new Segment(appId, r[0], r[1])));
+    String key = name(tableVersion, System.currentTimeMillis(), 0, UUID.randomUUID().toString());
+    store.put(key, encode(segments, entries));
+    return key;
+  }
+
+  private static String name(long tableVersion, long millis, int part, String id) {
+    return DIR + String.format(Locale.ROOT, "%020d-%013d-%06d-%s.events", tableVersion, millis, part, id);
+  }
+
+  private static byte[] encode(List<Segment> segments, List<Entry> entries) throws IOException {
+    Map<String, Integer> index = new HashMap<>();
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(buffer)) {
+      out.writeInt(MAGIC);
+      out.writeInt(segments.size());
+      for (Segment segment : segments) {
+        index.put(segment.appId(), index.size());
+        out.writeUTF(segment.appId());
+        out.writeLong(segment.first());
+        out.writeLong(segment.last());
+      }
+      for (Entry e : entries) {
+        out.writeInt(index.get(e.appId()));
+        out.writeLong(e.offset());
+        out.writeInt(e.key().length);
+        out.write(e.key());
+        out.writeInt(e.value() == null ? -1 : e.value().length);
+        if (e.value() != null) {
+          out.write(e.value());
+        }
+      }
+    }
+    return buffer.toByteArray();
+  }
+
+  /**
+   * The whole event store as a takeover wrote it to a new changelog: its records in order, in files of at most
+   * {@value #BASE_PART_BYTES} bytes, under the appId {@link #appId()}. They count once the table records that appId
+   * at {@code tableVersion} (in the takeover's last commit), and from then on every file before them is redundant:
+   * the base holds what replaying those gave ({@link #deleteEarlier}). Not thread-safe.
+   */
+  public static final class Base {
+    static final int BASE_PART_BYTES = 32 << 20;
+    private final ObjectStore store;
+    private final String id = UUID.randomUUID().toString();
+    private final String appId;
+    private final long tableVersion;
+    private final long millis = System.currentTimeMillis();
+    private final List<Entry> entries = new ArrayList<>();
+    private final List<String> written = new ArrayList<>();
+    private long bytes;
+    private long offset;
+
+    /** A base of the table version {@code tableVersion}, for the dimension {@code dimension}. */
+    public Base(ObjectStore store, String dimension, long tableVersion) {
+      this.store = store;
+      this.appId = dimension + "-event-base-" + id;
+      this.tableVersion = tableVersion;
+    }
+
+    /** The {@code txn} appId the table must record at {@link #tableVersion()} for this base to count. */
+    public String appId() {
+      return appId;
+    }
+
+    public long tableVersion() {
+      return tableVersion;
+    }
+
+    /**
+     * Deletes the files written before this base, once the table records it: replaying them gives what the base
+     * holds. Returns how many were deleted.
+     */
+    public int deleteEarlier() throws IOException {
+      if (written.isEmpty()) {
+        return 0;
+      }
+      int deleted = 0;
+      for (ObjectInfo o : files(store)) {
+        if (o.key().compareTo(written.get(0)) < 0) {
+          store.delete(o.key());
+          deleted++;
+        }
+      }
+      return deleted;
+    }
+
+    public void add(byte[] key, byte[] value) throws IOException {
+      entries.add(new Entry(appId, offset++, key, value));
+      bytes += 24 + key.length + (value == null ? 0 : value.length);
+      if (bytes >= BASE_PART_BYTES) {
+        flush();
+      }
+    }
+
+    /** Writes the last part; the base counts once the table records its appId at its table version. */
+    public void finish() throws IOException {
+      flush();
+    }
+
+    /** Records added so far. */
+    public long records() {
+      return offset;
+    }
+
+    /** Deletes the parts written (the takeover failed), those that exist. */
+    public void abort() {
+      for (String key : written) {
+        try {
+          store.delete(key);
+        } catch (IOException e) {
+          // a part of a base the table never records is never read; it only takes space
+        }
+      }
+    }
+
+    private void flush() throws IOException {
+      if (entries.isEmpty()) {
+        return;
+      }
+      String key = name(tableVersion, millis, written.size(), id);
+      store.put(key, encode(List.of(new Segment(appId, 0, tableVersion)), entries));
+      written.add(key);
+      entries.clear();
+      bytes = 0;
+    }
+  }
+
+  /** What {@link #forEach} applied: files read, entries applied, entries skipped (not committed, or seen before). */
+  public record Replayed(int files, long applied, long skipped) {}
+
+  /** Receives the archive's entries in the order the event store took them. */
+  @FunctionalInterface
+  public interface Action {
+    void accept(Entry entry) throws IOException;
+  }
+
+  /**
+   * Calls {@code action} with every entry the table covers, in the order the event store took them: files in name
+   * order, entries in file order, each offset of an appId once.
+   *
+   * @param recorded the last offset the table records for an appId, -1 for none (a snapshot's {@code txnVersion})
+   */
+  public static Replayed forEach(ObjectStore store, ToLongFunction<String> recorded, Action action)
+      throws IOException {
+    Map<String, Long> applied = new HashMap<>();
+    int files = 0;
+    long done = 0;
+    long skipped = 0;
+    for (ObjectInfo file : files(store)) {
+      files++;
+      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(store.read(file.key())))) {
+        if (in.readInt() != MAGIC) {
+          throw new IOException(store.describe(file.key()) + " is not an event archive file of this release");
+        }
+        Segment[] segments = new Segment[in.readInt()];
+        for (int i = 0; i < segments.length; i++) {
+          segments[i] = new Segment(in.readUTF(), in.readLong(), in.readLong());
+        }
+        while (true) {
+          int s;
+          try {
+            s = in.readInt();
+          } catch (EOFException end) {
+            break;
+          }
+          long offset = in.readLong();
+          byte[] key = in.readNBytes(in.readInt());
+          int n = in.readInt();
+          byte[] value = n < 0 ? null : in.readNBytes(n);
+          Segment segment = segments[s];
+          if (recorded.applyAsLong(segment.appId()) < segment.last()
+              || offset <= applied.getOrDefault(segment.appId(), -1L)) {
+            skipped++;
+            continue;
+          }
+          applied.put(segment.appId(), offset);
+          action.accept(new Entry(segment.appId(), offset, key, value));
+          done++;
+        }
+      }
+    }
+    return new Replayed(files, done, skipped);
+  }
+
+  /** The archive's files in the order they were written. */
+  public static List<ObjectInfo> files(ObjectStore store) throws IOException {
+    List<ObjectInfo> out = new ArrayList<>();
+    for (ObjectInfo o : store.list(DIR, null)) {
+      if (o.key().endsWith(".events")) {
+        out.add(o);
+      }
+    }
+    out.sort(java.util.Comparator.comparing(ObjectInfo::key));
+    return out;
+  }
+
+  /** The archive's size in bytes (all files). */
+  public static long bytes(ObjectStore store) {
+    try {
+      return files(store).stream().mapToLong(ObjectInfo::size).sum();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
