@@ -179,10 +179,10 @@ public final class TakeoverBench {
       if (phases.closing > 0 && phases.opening > 0) {
         long tookOver = logTime(log1, "Took over table version").orElseThrow();
         emit("takeover", "pass_closing_deletes", (phases.opening - phases.closing) / 1e3, "s", with(p, "what",
-            "pass 1 of 3 (scan of the closed rows, closing deletes sent), from /health polled every 100 ms"));
+            "pass 1 of 4 (scan of the closed rows, closing deletes sent), from /health polled every 100 ms"));
         emit("takeover", "pass_opening_upserts", (tookOver - phases.opening) / 1e3, "s", with(p, "what",
-            "passes 2 and 3 (a scan: opening upserts and the rows to the versions topic sent; the backfill's kept events;"
-                + " the flush), from /health to the 'Took over' line"));
+            "passes 2 to 4 (a scan: opening upserts and the rows to the versions topic sent; the backfill's kept"
+                + " events; the archive; the base and the flush), from /health to the 'Took over' line"));
         emit("takeover", "before_passes", (phases.closing - taking) / 1e3, "s", with(p, "what",
             "'Taking over' to pass 1: waiting for the compactor, the changelog's creation"));
       }
@@ -502,10 +502,10 @@ public final class TakeoverBench {
             long now = System.currentTimeMillis();
             JsonNode n = JSON.readTree(r.body());
             String t = n.path("details").path("takeover").asText("");
-            if (t.contains("(1 of 3)") && closing == 0) {
+            if (t.contains("(1 of 4)") && closing == 0) {
               closing = now;
             }
-            if (t.contains("(2 of 3)") && opening == 0) {
+            if (t.contains("(2 of 4)") && opening == 0) {
               opening = now;
             }
           }
