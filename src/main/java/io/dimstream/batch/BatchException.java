@@ -7,4 +7,8 @@ public final class BatchException extends DimstreamException {
   BatchException(String message) {
     super(message);
   }
+
+  BatchException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

@@ -18,7 +18,10 @@ import io.dimstream.model.VersionChange;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.CommitResult;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.EventArchive;
 import io.dimstream.table.Snapshot;
+import io.dimstream.topology.EventStoreRecords;
+import io.dimstream.spec.StateLayouts;
 import io.dimstream.types.Column;
 import io.dimstream.types.ColumnValues;
 import io.dimstream.table.Operation;
@@ -115,8 +118,10 @@ public final class SnapshotApply {
       throw BatchErrors.snapshotNotNewer(table.path(), source, 0, text(atSeq), text(newest));
     }
     List<VersionChange> changes;
+    List<io.dimstream.history.StoredEvent> stored = new ArrayList<>();
     try {
-      changes = new SnapshotDiff(spec, expressions.derivation()).diff(latest, events, atSeq);
+      changes = new SnapshotDiff(spec, expressions.derivation()).diff(latest, events, atSeq,
+          (key, e) -> stored.add(e));
     } catch (ExpressionException x) {
       // derive runs in the fold: the failing row is the one at the sequence the expression failed on
       throw BatchErrors.snapshotRowFailed(source, RejectReason.EXPRESSION_ERROR, x.getMessage());
@@ -124,10 +129,39 @@ public final class SnapshotApply {
     java.util.Set<BusinessKey> carried = new java.util.HashSet<>();
     events.forEach(e -> carried.add(e.key()));
     long closed = latest.values().stream().filter(v -> v.isCurrent() && !carried.contains(v.key())).count();
-    CommitResult c = changes.isEmpty() ? CommitResult.skipped(snap.version(), 0)
-        : table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.batch(spec.name()), batchMarker(snap)))
-            .apply(changes);
+    if (changes.isEmpty() && stored.isEmpty()) {
+      return new Result(events.size(), closed, CommitResult.skipped(snap.version(), 0));
+    }
+    // even a snapshot that changes no row commits: its rows are events a later takeover must hold
+    long marker = batchMarker(snap, stored.size());
+    keepEvents(table, snap, stored, marker);
+    CommitResult c = table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.batch(spec.name()), marker))
+        .apply(changes);
     return new Result(events.size(), closed, c);
+  }
+
+  /**
+   * Keeps the snapshot's events as the event store would hold them beside the table ({@link EventArchive}), before the
+   * commit: the batch marker {@code marker} counts them (their offsets end at it), so a takeover holds the rows a
+   * version does not show (a row equal to its open version, a change of type-1 columns only) once the commit lands.
+   */
+  private void keepEvents(DeltaTable table, Snapshot snap, List<io.dimstream.history.StoredEvent> stored,
+      long marker) {
+    EventStoreRecords records = new EventStoreRecords(spec, StateLayouts.parse(null), 1);
+    String appId = StateMarkers.batch(spec.name());
+    long offset = marker - stored.size();
+    List<EventArchive.Entry> entries = new ArrayList<>(stored.size());
+    for (io.dimstream.history.StoredEvent e : stored) {
+      EventStoreRecords.ChangelogRecord r = records.of(e);
+      entries.add(new EventArchive.Entry(appId, ++offset, r.key(), r.value()));
+    }
+    try {
+      EventArchive.write(table.store(), snap.version(), entries);
+    } catch (java.io.IOException e) {
+      throw new BatchException("Could not keep the snapshot's " + entries.size() + " events beside the table under "
+          + table.store().describe(EventArchive.DIR) + ": " + e.getMessage() + ". Nothing was committed; apply the "
+          + "snapshot again", e);
+    }
   }
 
   /** A sequence as the spec writes it (an ISO-8601 timestamp or date, or the number), for messages. */
@@ -163,7 +197,8 @@ public final class SnapshotApply {
    * its state no longer holds the table's history (a service takes the table over again at its next start).
    * Above the recorded one, as every txn marker must be, and unique per commit in practice.
    */
-  private static long batchMarker(Snapshot snap) {
-    return Math.max(snap.txnVersion(StateMarkers.batch(snap.spec().name())) + 1, System.currentTimeMillis());
+  private static long batchMarker(Snapshot snap, int events) {
+    // past the last marker by at least the events kept under it: each has its own offset above the last one's
+    return Math.max(snap.txnVersion(StateMarkers.batch(snap.spec().name())) + 1 + events, System.currentTimeMillis());
   }
 }

@@ -43,6 +43,16 @@ public final class SnapshotDiff {
    * @return the changes, at most one per version identity, in key order
    */
   public List<VersionChange> diff(Map<BusinessKey, Version> latest, List<ChangeEvent> rows, Sequence at) {
+    return diff(latest, rows, at, (key, stored) -> {});
+  }
+
+  /**
+   * As {@link #diff(Map, List, Sequence)}, telling {@code stored} of each event as the event store would hold it (the
+   * event and the version open after it), in the order folded: the rows, then the deletes of the keys left out. A
+   * takeover needs those a row does not show (a row equal to its open version, a change of type-1 columns only).
+   */
+  public List<VersionChange> diff(Map<BusinessKey, Version> latest, List<ChangeEvent> rows, Sequence at,
+      java.util.function.BiConsumer<BusinessKey, StoredEvent> stored) {
     Map<BusinessKey, List<ChangeEvent>> byKey = new LinkedHashMap<>();
     for (ChangeEvent e : rows) {
       byKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
@@ -55,11 +65,15 @@ public final class SnapshotDiff {
         FoldStep.Outcome o = step.apply(open, e);
         o.changes().forEach(c -> out.put(c.id(), c));
         open = o.open();
+        stored.accept(key, new StoredEvent(e, open));
       }
     });
     latest.forEach((key, version) -> {
       if (!byKey.containsKey(key)) {
-        step.apply(version, ChangeEvent.delete(key, at)).changes().forEach(c -> out.put(c.id(), c));
+        ChangeEvent delete = ChangeEvent.delete(key, at);
+        FoldStep.Outcome o = step.apply(version, delete);
+        o.changes().forEach(c -> out.put(c.id(), c));
+        stored.accept(key, new StoredEvent(delete, o.open()));
       }
     });
     return Scd1Rows.changes(mode, new ArrayList<>(out.values()));

@@ -325,9 +325,6 @@ final class TableTakeover {
    * built from it yet (a takeover that did not finish aside) and no batch write changed it since.
    */
   private Optional<KeptEvents.Kept> keptByBackfill(Snapshot s) {
-    if (s.txnVersion(StateMarkers.batch(spec.name())) >= 0) {
-      return Optional.empty();
-    }
     try {
       return KeptEvents.find(table.store()).filter(k -> k.tableVersion() <= s.version());
     } catch (IOException e) {
