@@ -53,10 +53,14 @@ final class ApplySnapshotCommand implements Callable<Integer> {
     try (InputFiles.LineReader lines = InputFiles.open(input)) {
       r = new SnapshotApply(spec).apply(DeltaTable.open(store), rows(lines), input.toString(), at);
     }
+    var c = r.commit();
+    boolean rowsChanged = c.rowsInserted() + c.rowsUpdated() + c.rowsDeleted() > 0;
     System.err.printf("Snapshot of %s at %s: %,d rows, %,d keys closed; %s%n", spec.name(), at, r.rows(), r.closed(),
-        r.commit().committed() ? "table version " + r.commit().version() + " (MERGE: " + r.commit().rowsInserted()
-            + " inserted, " + r.commit().rowsUpdated() + " updated, " + r.commit().rowsDeleted() + " deleted)"
-            : "nothing changed, no commit");
+        !c.committed() ? "nothing changed, no commit"
+            : rowsChanged ? "table version " + c.version() + " (MERGE: " + c.rowsInserted() + " inserted, "
+                + c.rowsUpdated() + " updated, " + c.rowsDeleted() + " deleted)"
+            : "no row changed; table version " + c.version() + " records the snapshot's rows as events beside the "
+                + "table, for a later takeover");
     return 0;
   }
 

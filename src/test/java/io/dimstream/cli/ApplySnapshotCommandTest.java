@@ -7,6 +7,7 @@ import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.DimensionSpecLoader;
 import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
+import io.dimstream.table.EventArchive;
 import io.dimstream.table.KernelReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -51,16 +52,24 @@ class ApplySnapshotCommandTest {
         .containsEntry("numTargetRowsUpdated", "2").containsEntry("numTargetRowsDeleted", "0");
   }
 
+  /**
+   * A snapshot equal to the table changes no row, yet its rows are events a late change must see (a late city
+   * change between the table's row and the snapshot's equal one ends at the snapshot): one commit records them.
+   */
   @Test
-  void shouldCommitNothingWhenNothingChanged() throws Exception {
+  void shouldChangeNoRowButRecordTheSnapshotWhenNothingChanged() throws Exception {
     Path table = backfill("examples/customers.yaml");
     Path same = write("same.jsonl", row(1, "Oslo", null), row(2, "Paris", null), row(3, "Nice", null));
     long before = KernelReader.latestVersion(table);
+    DimensionSpec spec = DimensionSpecLoader.load(Path.of("examples/customers.yaml"));
+    List<Version> rowsBefore = KernelReader.latest(table, spec);
     Run r = run("apply-snapshot", "--config", "examples/customers.yaml", "--table", table.toString(),
         "--input", same.toString(), "--at", "2026-01-02T00:00:00Z");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.err()).contains("nothing changed, no commit");
-    assertThat(KernelReader.latestVersion(table)).isEqualTo(before);
+    assertThat(r.err()).contains("no row changed; table version " + (before + 1) + " records the snapshot's rows");
+    assertThat(KernelReader.latestVersion(table)).isEqualTo(before + 1);
+    assertThat(KernelReader.latest(table, spec)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+    assertThat(EventArchive.files(DeltaTable.open(table).store())).as("the snapshot's events").hasSize(1);
   }
 
   @Test
