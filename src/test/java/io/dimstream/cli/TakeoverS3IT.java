@@ -26,33 +26,51 @@ class TakeoverS3IT {
   @TempDir
   Path dir;
 
+  /**
+   * Backfill then run, then the data directory lost and run again on a new one, on a table in S3: the event store the
+   * table keeps beside its rows (in the bucket, under {@code _dimstream/events/}) makes both hand-overs exact.
+   */
   @Test
-  void shouldContinueABackfilledTableInS3Exactly() throws Exception {
+  void shouldContinueATableInS3ExactlyAfterABackfillAndAfterLostState() throws Exception {
     Path objects = Files.createDirectories(dir.resolve("bucket-store"));
     try (S3ProxyServer s3 = S3ProxyServer.onDisk(objects)) {
       s3.createBucket("dims");
       String table = "s3://dims/customers";
+      String storage = "  storage: {s3: {endpoint: \"" + s3.endpoint() + "\", region: us-east-1}}\n";
       Path yaml = ExampleSpec.write(dir, "customers_takeover_s3", "customers_takeover_s3", dir.resolve("data"),
-          "  storage: {s3: {endpoint: \"" + s3.endpoint() + "\", region: us-east-1}}\n", "");
+          storage, "");
       DimensionSpec spec = DimensionSpecLoader.load(yaml);
       ChangeStreams.GeneratedStream stream = EndToEndIT.stream(spec);
-      List<Path> halves = TakeoverIT.halves(stream, dir);
+      List<Path> thirds = TakeoverIT.thirds(stream, dir);
 
-      assertThat(TakeoverIT.cli("backfill", "--config", yaml.toString(), "--input", halves.get(0).toString(),
+      assertThat(TakeoverIT.cli("backfill", "--config", yaml.toString(), "--input", thirds.get(0).toString(),
           "--table", table)).isZero();
-      Path log = TakeoverIT.log("s3");
       // the SDK's default credential chain in the child; s3proxy checks no signature
       Map<String, String> env = Map.of("AWS_ACCESS_KEY_ID", "dimstream-test", "AWS_SECRET_ACCESS_KEY",
           "dimstream-test-secret");
+      Path log = TakeoverIT.log("s3");
       try (ServiceProcess service = ServiceProcess.start(log, env, "--config", yaml.toString(), "--table", table)) {
         TakeoverIT.awaitStarted(service, spec, log);
-        ProduceCommand.produce(spec, halves.get(1), KafkaClients.properties(spec, null));
+        ProduceCommand.produce(spec, thirds.get(1), KafkaClients.properties(spec, null));
         TakeoverIT.awaitCaughtUp(service, spec, log, () -> DeltaTable.open(s3.store("dims", "customers")));
         assertThat(service.stop()).isZero();
       }
       assertThat(Files.readString(log)).contains("Taking over the table of " + spec.name() + " at " + table);
       assertThat(dir.resolve("table")).as("nothing was written to the spec's local table_path").doesNotExist();
-      // backfill then run: exact for every key (the backfill kept the events its rows do not show)
+
+      // the data directory is lost: a new embedded broker, no Streams state, no changelog
+      Path moved = ExampleSpec.write(dir, "customers_takeover_s3", "customers_takeover_s3", dir.resolve("data-2"),
+          storage, "");
+      DimensionSpec movedSpec = DimensionSpecLoader.load(moved);
+      Path log2 = TakeoverIT.log("s3-2");
+      try (ServiceProcess service = ServiceProcess.start(log2, env, "--config", moved.toString(), "--table", table)) {
+        TakeoverIT.awaitStarted(service, movedSpec, log2);
+        ProduceCommand.produce(movedSpec, thirds.get(2), KafkaClients.properties(movedSpec, null));
+        TakeoverIT.awaitCaughtUp(service, movedSpec, log2, () -> DeltaTable.open(s3.store("dims", "customers")));
+        assertThat(service.stop()).isZero();
+      }
+      assertThat(Files.readString(log2)).containsPattern("Took over [1-9][0-9]* event-store writes kept beside the "
+          + "table");
       TakeoverIT.assertTableIsTheFoldOf(spec, stream.events(), 0,
           objects.resolve("dims").resolve("customers"), DeltaTable.open(s3.store("dims", "customers")));
     }
