@@ -209,6 +209,7 @@ public final class Compactor implements Runnable, AutoCloseable {
       BatchCommitter committer) {
     CompactionCycle compaction = new CompactionCycle(table);
     CompactionSchedule compactions = new CompactionSchedule(clock);
+    ArchiveMerge archiveMerge = new ArchiveMerge(table, clock);
     long batchStarted = clock.millis();
     while (running.get()) {
       ConsumerRecords<byte[], byte[]> records;
@@ -237,6 +238,9 @@ public final class Compactor implements Runnable, AutoCloseable {
       if (compactions.due(records.isEmpty() && batch.isEmpty())) {
         compaction.run(assignment.ownership());
         compactions.ran();
+      }
+      if (batch.isEmpty()) {
+        archiveMerge.runIfDue();
       }
       progress.afterPoll(c, assignment.joinedPartitions(), records.isEmpty());
       progress.pending(batch.records());

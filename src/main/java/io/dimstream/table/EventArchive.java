@@ -211,38 +211,143 @@ public final class EventArchive {
     long skipped = 0;
     for (ObjectInfo file : files(store)) {
       files++;
-      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(store.read(file.key())))) {
-        if (in.readInt() != MAGIC) {
-          throw new IOException(store.describe(file.key()) + " is not an event archive file of this release");
+      Parsed parsed = parse(store, file.key());
+      Map<String, Segment> segments = new HashMap<>();
+      parsed.segments().forEach(seg -> segments.put(seg.appId(), seg));
+      for (Entry e : parsed.entries()) {
+        Segment segment = segments.get(e.appId());
+        if (recorded.applyAsLong(segment.appId()) < segment.last()
+            || e.offset() <= applied.getOrDefault(segment.appId(), -1L)) {
+          skipped++;
+          continue;
         }
-        Segment[] segments = new Segment[in.readInt()];
-        for (int i = 0; i < segments.length; i++) {
-          segments[i] = new Segment(in.readUTF(), in.readLong(), in.readLong());
-        }
-        while (true) {
-          int s;
-          try {
-            s = in.readInt();
-          } catch (EOFException end) {
-            break;
-          }
-          long offset = in.readLong();
-          byte[] key = in.readNBytes(in.readInt());
-          int n = in.readInt();
-          byte[] value = n < 0 ? null : in.readNBytes(n);
-          Segment segment = segments[s];
-          if (recorded.applyAsLong(segment.appId()) < segment.last()
-              || offset <= applied.getOrDefault(segment.appId(), -1L)) {
-            skipped++;
-            continue;
-          }
-          applied.put(segment.appId(), offset);
-          action.accept(new Entry(segment.appId(), offset, key, value));
-          done++;
-        }
+        applied.put(segment.appId(), e.offset());
+        action.accept(e);
+        done++;
       }
     }
     return new Replayed(files, done, skipped);
+  }
+
+  /** What {@link #mergeSmall} did: files merged into one, entries kept, entries dropped (superseded, or read twice). */
+  public record Merged(int files, long kept, long dropped) {
+    static final Merged NONE = new Merged(0, 0, 0);
+  }
+
+  /** Merge once this many small files follow one another. */
+  public static final int MERGE_AT_FILES = 100;
+  /** A file this large or larger is not merged again; a merge reads at most this many bytes. */
+  static final long MERGE_MAX_BYTES = 64L << 20;
+
+  /**
+   * Merges the first run of at least {@value #MERGE_AT_FILES} consecutive small files, all of whose segments the
+   * table covers, into one file at their place in the order: the entries in the same order, each offset of an appId
+   * once, and of several writes of one store key the last alone (replaying the merged file gives what replaying the
+   * run gave). Then deletes the run; a crash in between leaves both, which replay alike. Keeps the number of files a
+   * long-running service leaves beside the table bounded by the events it keeps, not by its commits.
+   *
+   * @param recorded the last offset the table records for an appId, -1 for none
+   */
+  public static Merged mergeSmall(ObjectStore store, ToLongFunction<String> recorded) throws IOException {
+    List<ObjectInfo> run = new ArrayList<>();
+    long bytes = 0;
+    for (ObjectInfo f : files(store)) {
+      boolean small = f.size() < MERGE_MAX_BYTES / 4;
+      if (small && bytes + f.size() <= MERGE_MAX_BYTES) {
+        run.add(f);
+        bytes += f.size();
+        continue;
+      }
+      if (run.size() >= MERGE_AT_FILES) {
+        break;
+      }
+      run.clear();
+      bytes = 0;
+      if (small) {
+        run.add(f);
+        bytes = f.size();
+      }
+    }
+    if (run.size() < MERGE_AT_FILES) {
+      return Merged.NONE;
+    }
+    List<Segment> segments = new ArrayList<>();
+    Map<String, Integer> segmentOf = new HashMap<>();
+    List<Entry> entries = new ArrayList<>();
+    Map<String, Long> applied = new HashMap<>();
+    long dropped = 0;
+    for (ObjectInfo f : run) {
+      Parsed parsed = parse(store, f.key());
+      for (Segment seg : parsed.segments()) {
+        if (recorded.applyAsLong(seg.appId()) < seg.last()) {
+          return Merged.NONE; // a commit may still cover it (another compactor's, under way): leave the run as is
+        }
+        Integer i = segmentOf.get(seg.appId());
+        if (i == null) {
+          segmentOf.put(seg.appId(), segments.size());
+          segments.add(seg);
+        } else {
+          Segment had = segments.get(i);
+          segments.set(i, new Segment(had.appId(), Math.min(had.first(), seg.first()), Math.max(had.last(), seg.last())));
+        }
+      }
+      for (Entry e : parsed.entries()) {
+        if (e.offset() <= applied.getOrDefault(e.appId(), -1L)) {
+          dropped++;
+          continue;
+        }
+        applied.put(e.appId(), e.offset());
+        entries.add(e);
+      }
+    }
+    // of several writes of one store key, the last decides what a replay leaves: keep it alone
+    Map<java.nio.ByteBuffer, Integer> last = new HashMap<>();
+    for (int i = 0; i < entries.size(); i++) {
+      last.put(java.nio.ByteBuffer.wrap(entries.get(i).key()), i);
+    }
+    List<Entry> kept = new ArrayList<>(last.size());
+    for (int i = 0; i < entries.size(); i++) {
+      if (last.get(java.nio.ByteBuffer.wrap(entries.get(i).key())) == i) {
+        kept.add(entries.get(i));
+      } else {
+        dropped++;
+      }
+    }
+    String lastName = run.get(run.size() - 1).key();
+    // sorts right after the last file of the run and before the file that follows it
+    store.put(lastName.substring(0, lastName.length() - ".events".length()) + "-m.events", encode(segments, kept));
+    for (ObjectInfo f : run) {
+      store.delete(f.key());
+    }
+    return new Merged(run.size(), kept.size(), dropped);
+  }
+
+  private record Parsed(List<Segment> segments, List<Entry> entries) {}
+
+  private static Parsed parse(ObjectStore store, String key) throws IOException {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(store.read(key)))) {
+      if (in.readInt() != MAGIC) {
+        throw new IOException(store.describe(key) + " is not an event archive file of this release");
+      }
+      Segment[] segments = new Segment[in.readInt()];
+      for (int i = 0; i < segments.length; i++) {
+        segments[i] = new Segment(in.readUTF(), in.readLong(), in.readLong());
+      }
+      List<Entry> entries = new ArrayList<>();
+      while (true) {
+        int s;
+        try {
+          s = in.readInt();
+        } catch (EOFException end) {
+          break;
+        }
+        long offset = in.readLong();
+        byte[] k = in.readNBytes(in.readInt());
+        int n = in.readInt();
+        entries.add(new Entry(segments[s].appId(), offset, k, n < 0 ? null : in.readNBytes(n)));
+      }
+      return new Parsed(List.of(segments), entries);
+    }
   }
 
   /** The archive's files in the order they were written. */
