@@ -15,6 +15,7 @@ import io.dimstream.table.CommitSummary;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.topology.EventRecordHeaders;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,6 +128,9 @@ class ScaleOutCompactorsIT {
       missing.forEach(v -> bad.add(v.key()));
       extra.forEach(v -> bad.add(v.key()));
       for (var r : records) {
+        if (EventRecordHeaders.isEvent(r.headers())) {
+          continue; // the event store's writes, which the compactor keeps beside the table: not versions
+        }
         var change = json.decodeChange(r.key(), r.value());
         if (change != null && bad.contains(change.id().key())) {
           System.out.println("DIAG p" + r.partition() + "@" + r.offset() + " " + change);
