@@ -119,7 +119,7 @@ public final class EnrichBench {
       Map<String, Object> kafka = service.kafka();
       awaitActive(name, service.streams());
       long snapshotAt = System.currentTimeMillis() - Duration.ofDays(1).toMillis();
-      try (OutputWatcher versions = OutputWatcher.start(kafka, spec.topics().versions())) {
+      try (OutputWatcher versions = OutputWatcher.startVersions(kafka, spec.topics().versions())) {
         EnrichLoad.snapshot(kafka, topics, keys, snapshotAt, SEED);
         awaitCount(versions, keys, name + " snapshot");
       }

@@ -120,7 +120,8 @@ public final class ManyBench {
       long measuredFrom = System.currentTimeMillis();
       List<OutputWatcher> watchers = new ArrayList<>();
       for (String name : names) {
-        watchers.add(OutputWatcher.start(kafka, name + ".versions", r -> r.timestamp() >= measuredFrom));
+        watchers.add(OutputWatcher.start(kafka, name + ".versions",
+            OutputWatcher.versionRecords(r -> r.timestamp() >= measuredFrom)));
       }
       paced(kafka, names, RATE * WARM_UP_SECONDS, SECONDS);
       long[] all = latencies(watchers);
@@ -165,14 +166,16 @@ public final class ManyBench {
     String loaded = names.get(0);
     List<String> others = names.subList(1, names.size());
     long phase = System.currentTimeMillis();
-    OutputWatcher drained = OutputWatcher.start(kafka, loaded + ".versions", r -> r.timestamp() >= phase);
+    OutputWatcher drained = OutputWatcher.start(kafka, loaded + ".versions",
+        OutputWatcher.versionRecords(r -> r.timestamp() >= phase));
     int next = RATE * (WARM_UP_SECONDS + SECONDS); // newer than every change sent so far: each a new version
     Load.send(kafka, loaded + ".changes", keys(next, backlog), changes(next, backlog), 0);
     double sentS = (System.currentTimeMillis() - phase) / 1e3;
     long othersFrom = System.currentTimeMillis();
     List<OutputWatcher> watchers = new ArrayList<>();
     for (String name : others) {
-      watchers.add(OutputWatcher.start(kafka, name + ".versions", r -> r.timestamp() >= othersFrom));
+      watchers.add(OutputWatcher.start(kafka, name + ".versions",
+          OutputWatcher.versionRecords(r -> r.timestamp() >= othersFrom)));
     }
     paced(kafka, others, next, SECONDS);
     long[] all = latencies(watchers);

@@ -1,5 +1,6 @@
 package io.dimstream.bench;
 
+import io.dimstream.topology.EventRecordHeaders;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -42,6 +43,19 @@ final class OutputWatcher implements Runnable, AutoCloseable {
 
   static OutputWatcher start(Map<String, Object> kafka, String topic) {
     return start(kafka, topic, r -> true);
+  }
+
+  /**
+   * As above on a dimension's versions topic, counting its version records only: not its event records, the event
+   * store's writes, which the compactor keeps beside the table.
+   */
+  static OutputWatcher startVersions(Map<String, Object> kafka, String topic) {
+    return start(kafka, topic, versionRecords(r -> true));
+  }
+
+  /** {@code counted}, for version records only (not event records) of a versions topic. */
+  static Predicate<ConsumerRecord<byte[], byte[]>> versionRecords(Predicate<ConsumerRecord<byte[], byte[]>> counted) {
+    return r -> !EventRecordHeaders.isEvent(r.headers()) && counted.test(r);
   }
 
   /** As above, counting only the records {@code counted} accepts (an enrichment's first records, say). */

@@ -264,7 +264,7 @@ public final class TopologyBench {
   private static Rates measure(List<DimensionService> services, DimensionSpec spec, String name, String run,
       Input in, List<byte[]> recordKeys, long rate, boolean check, boolean keyed, int partitions) throws Exception {
     DimensionService service = services.get(0);
-    try (OutputWatcher versions = OutputWatcher.start(service.kafka(), spec.topics().versions())) {
+    try (OutputWatcher versions = OutputWatcher.startVersions(service.kafka(), spec.topics().versions())) {
       String streamThreads = "dimstream-" + spec.name() + "-";
       String compactorThread = "compactor-" + spec.name();
       awaitActive(name, services.stream().map(DimensionService::streams).toList());

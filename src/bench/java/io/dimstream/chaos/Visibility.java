@@ -2,6 +2,7 @@ package io.dimstream.chaos;
 
 import io.dimstream.table.DeltaTable;
 import io.dimstream.table.Snapshot;
+import io.dimstream.topology.EventRecordHeaders;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -77,6 +78,9 @@ final class Visibility implements AutoCloseable {
         var records = c.poll(Duration.ofMillis(200));
         synchronized (this) {
           for (ConsumerRecord<byte[], byte[]> r : records) {
+            if (EventRecordHeaders.isEvent(r.headers())) {
+              continue; // the event store's writes, which the compactor keeps beside the table: not versions
+            }
             if (count == partition.length) {
               partition = Arrays.copyOf(partition, count * 2);
               offset = Arrays.copyOf(offset, count * 2);
