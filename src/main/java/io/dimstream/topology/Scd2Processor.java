@@ -71,6 +71,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
   private final RecordSizes sizes;
   private ProcessorContext<OutKey, byte[]> context;
   private RocksDbHistoryStore store;
+  /** The timestamp of the event records sent now: the input record's, or the prune pass's wall-clock time. */
+  private long eventRecordTimestamp;
   private SnapshotTracker snapshots;
   private TopologyMetrics metrics;
   private org.apache.kafka.common.metrics.Sensor eventsIn;
@@ -111,6 +113,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
 
   @Override
   public void process(Record<byte[], Envelope> record) {
+    eventRecordTimestamp = record.timestamp(); // the store writes this record causes carry its time, as versions do
     if (java.util.Arrays.equals(record.key(), SnapshotMarkers.MARKER_KEY)) {
       endOfSnapshot(record);
       return;
@@ -270,8 +273,8 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
    */
   private void forwardEventRecord(byte[] keyBytes, byte[] storeKey, byte[] value) {
     Headers headers = EventRecordHeaders.mark(new RecordHeaders());
-    long timestamp = context.currentSystemTimeMs();
-    context.forward(new Record<>(new OutKey(keyBytes, EventRecords.recordKey(storeKey)), value, timestamp, headers));
+    context.forward(new Record<>(new OutKey(keyBytes, EventRecords.recordKey(storeKey)), value,
+        eventRecordTimestamp, headers));
   }
 
   /**
@@ -281,6 +284,7 @@ final class Scd2Processor implements Processor<byte[], Envelope, OutKey, byte[]>
    * large one is swept slice by slice without ever stalling the stream thread for long.
    */
   void prune(long nowMs) {
+    eventRecordTimestamp = nowMs; // a pruned event's record carries the time of the pass that pruned it
     if (store.pruneAtStart()) { // between two passes
       if (passStartMs != Long.MIN_VALUE && nowMs - passStartMs < pruneInterval.toMillis()) {
         return;
