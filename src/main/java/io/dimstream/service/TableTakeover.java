@@ -57,11 +57,13 @@ import org.slf4j.LoggerFactory;
  * or the whole Kafka cluster was lost, an older release wrote it) or a batch write changed the table since, the
  * changelog is emptied and every version row becomes the stored events that stand for it ({@link TableEvents}),
  * written to the changelog, which Kafka Streams then restores into RocksDB as after a lost disk. The events a backfill
- * kept beside the table ({@link KeptEvents}) follow the rows' events; and a versions topic that does not hold the
- * table's rows (a new cluster's, or beside a backfilled table) gets each of them, marked as from the table, so that
- * its readers find the whole history there (the compactor skips them). Memory stays bounded
- * (rows stream from the table to the producer), and a takeover killed half-way starts again at the next start: the
- * table names the new changelog only once every record is in it. One instance at a time takes a table over: it holds
+ * kept beside the table ({@link KeptEvents}) follow the rows' events, then the event store's writes the compactor kept
+ * beside it ({@link EventArchive}), in the order the store took them, so the new state is the old one as of the table;
+ * everything sent is also written beside the table as a base that stands for the archive before it. A versions topic
+ * that does not hold the table's rows (a new cluster's, or beside a backfilled table) gets each of them, marked as
+ * from the table, so that its readers find the whole history there (the compactor skips them). Memory stays bounded
+ * (rows stream from the table to the producer, the base in parts of 32 MiB), and a takeover killed half-way starts
+ * again at the next start: the table names the new changelog and its base only once every record is in them. One instance at a time takes a table over: it holds
  * the lease {@value #TAKEOVER_LEASE} beside the table ({@link StoreLease}), and the others wait, then find the state
  * named in the table.
  */
@@ -321,8 +323,9 @@ final class TableTakeover {
   }
 
   /**
-   * The events the backfill that wrote the table kept beside it, when they still describe the table: no state was
-   * built from it yet (a takeover that did not finish aside) and no batch write changed it since.
+   * The events the backfill that wrote the table kept beside it, when they are of this table's history (kept by a
+   * commit the snapshot holds). Events the store later stored again or pruned follow them in the archive, so they
+   * stay right to replay first at every takeover.
    */
   private Optional<KeptEvents.Kept> keptByBackfill(Snapshot s) {
     try {
