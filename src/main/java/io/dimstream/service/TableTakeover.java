@@ -265,6 +265,7 @@ final class TableTakeover {
         .apply(List.of());
     EventStoreRecords records = new EventStoreRecords(spec, layouts, partitions);
     Optional<KeptEvents.Kept> kept = keptByBackfill(s);
+    List<io.dimstream.storage.ObjectInfo> archived = archiveFiles(); // listed before the base adds its own parts
     base = new EventArchive.Base(table.store(), spec.name(), s.version());
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       AtomicReference<Exception> failed = new AtomicReference<>();
@@ -278,7 +279,7 @@ final class TableTakeover {
       // then: an event kept at the sequence of a row's derived one is the one the engine stored there
       kept.ifPresent(k -> sendKept(producer, records, k, s.version(), failed));
       // last, in the order the event store took them: every write of the topologies that ran on this table since
-      sendArchived(producer, records, s, failed);
+      sendArchived(producer, records, s, archived, failed);
       producer.flush();
       if (failed.get() != null) {
         throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());
@@ -360,11 +361,11 @@ final class TableTakeover {
    * earlier values, deletes with nothing open, the events pruned since) then stands in the state as it stood.
    */
   private void sendArchived(KafkaProducer<byte[], byte[]> producer, EventStoreRecords records, Snapshot s,
-      AtomicReference<Exception> failed) {
+      List<io.dimstream.storage.ObjectInfo> archived, AtomicReference<Exception> failed) {
     status.phase("writing the event store's writes kept beside the table (4 of 4)", s.version(), -1);
     Callback onFailure = keepingFirst(failed);
     try {
-      EventArchive.Replayed r = EventArchive.forEach(table.store(), s::txnVersion, e -> {
+      EventArchive.Replayed r = EventArchive.forEach(table.store(), archived, s::txnVersion, e -> {
         EventStoreRecords.ChangelogRecord c = records.of(e.key(), e.value());
         toChangelog(producer, c, onFailure);
         status.rowRead();
@@ -447,6 +448,15 @@ final class TableTakeover {
           nextLog = System.nanoTime() + PROGRESS_EVERY.toNanos();
         }
       }
+    }
+  }
+
+  private List<io.dimstream.storage.ObjectInfo> archiveFiles() {
+    try {
+      return EventArchive.files(table.store());
+    } catch (IOException e) {
+      throw ServiceErrors.takeoverFailed(spec, changelog, "could not list the event store's writes kept under "
+          + table.store().describe(EventArchive.DIR) + ": " + e);
     }
   }
 

@@ -71,28 +71,37 @@ public final class EventArchive {
 
   private static byte[] encode(List<Segment> segments, List<Entry> entries) throws IOException {
     Map<String, Integer> index = new HashMap<>();
+    segments.forEach(seg -> index.put(seg.appId(), index.size()));
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(buffer)) {
-      out.writeInt(MAGIC);
-      out.writeInt(segments.size());
-      for (Segment segment : segments) {
-        index.put(segment.appId(), index.size());
-        out.writeUTF(segment.appId());
-        out.writeLong(segment.first());
-        out.writeLong(segment.last());
-      }
+      writeHeader(out, segments);
       for (Entry e : entries) {
-        out.writeInt(index.get(e.appId()));
-        out.writeLong(e.offset());
-        out.writeInt(e.key().length);
-        out.write(e.key());
-        out.writeInt(e.value() == null ? -1 : e.value().length);
-        if (e.value() != null) {
-          out.write(e.value());
-        }
+        writeEntry(out, index.get(e.appId()), e.offset(), e.key(), e.value());
       }
     }
     return buffer.toByteArray();
+  }
+
+  private static void writeHeader(DataOutputStream out, List<Segment> segments) throws IOException {
+    out.writeInt(MAGIC);
+    out.writeInt(segments.size());
+    for (Segment segment : segments) {
+      out.writeUTF(segment.appId());
+      out.writeLong(segment.first());
+      out.writeLong(segment.last());
+    }
+  }
+
+  private static void writeEntry(DataOutputStream out, int segment, long offset, byte[] key, byte[] value)
+      throws IOException {
+    out.writeInt(segment);
+    out.writeLong(offset);
+    out.writeInt(key.length);
+    out.write(key);
+    out.writeInt(value == null ? -1 : value.length);
+    if (value != null) {
+      out.write(value);
+    }
   }
 
   /**
@@ -108,8 +117,11 @@ public final class EventArchive {
     private final String appId;
     private final long tableVersion;
     private final long millis = System.currentTimeMillis();
-    private final List<Entry> entries = new ArrayList<>();
     private final List<String> written = new ArrayList<>();
+    /** The part being written: straight to a local staging file, so no part is ever held on the heap. */
+    private DataOutputStream part;
+    private java.nio.file.Path staged;
+    private String partKey;
     private long bytes;
     private long offset;
 
@@ -148,7 +160,15 @@ public final class EventArchive {
     }
 
     public void add(byte[] key, byte[] value) throws IOException {
-      entries.add(new Entry(appId, offset++, key, value));
+      if (part == null) {
+        partKey = name(tableVersion, millis, written.size(), id);
+        staged = store.stagingFile(partKey);
+        part = new DataOutputStream(new java.io.BufferedOutputStream(java.nio.file.Files.newOutputStream(staged),
+            1 << 16));
+        writeHeader(part, List.of(new Segment(appId, 0, tableVersion)));
+        bytes = 0;
+      }
+      writeEntry(part, 0, offset++, key, value);
       bytes += 24 + key.length + (value == null ? 0 : value.length);
       if (bytes >= BASE_PART_BYTES) {
         flush();
@@ -165,8 +185,17 @@ public final class EventArchive {
       return offset;
     }
 
-    /** Deletes the parts written (the takeover failed), those that exist. */
+    /** Deletes the parts written (the takeover failed), those that exist, and the part being written. */
     public void abort() {
+      if (part != null) {
+        try {
+          part.close();
+          java.nio.file.Files.deleteIfExists(staged);
+        } catch (IOException e) {
+          // a staging file left behind is the store's temporary file: never read as a part
+        }
+        part = null;
+      }
       for (String key : written) {
         try {
           store.delete(key);
@@ -177,14 +206,13 @@ public final class EventArchive {
     }
 
     private void flush() throws IOException {
-      if (entries.isEmpty()) {
+      if (part == null) {
         return;
       }
-      String key = name(tableVersion, millis, written.size(), id);
-      store.put(key, encode(List.of(new Segment(appId, 0, tableVersion)), entries));
-      written.add(key);
-      entries.clear();
-      bytes = 0;
+      part.close();
+      part = null;
+      store.putFile(partKey, staged);
+      written.add(partKey);
     }
   }
 
@@ -205,28 +233,59 @@ public final class EventArchive {
    */
   public static Replayed forEach(ObjectStore store, ToLongFunction<String> recorded, Action action)
       throws IOException {
+    return forEach(store, files(store), recorded, action);
+  }
+
+  /** As {@link #forEach(ObjectStore, ToLongFunction, Action)}, over {@code files} (from {@link #files}) only. */
+  public static Replayed forEach(ObjectStore store, List<ObjectInfo> files, ToLongFunction<String> recorded,
+      Action action) throws IOException {
     Map<String, Long> applied = new HashMap<>();
-    int files = 0;
-    long done = 0;
-    long skipped = 0;
-    for (ObjectInfo file : files(store)) {
-      files++;
-      Parsed parsed = parse(store, file.key());
-      Map<String, Segment> segments = new HashMap<>();
-      parsed.segments().forEach(seg -> segments.put(seg.appId(), seg));
-      for (Entry e : parsed.entries()) {
-        Segment segment = segments.get(e.appId());
+    long[] counts = new long[2];
+    for (ObjectInfo file : files) {
+      read(store, file.key(), (segment, e) -> {
         if (recorded.applyAsLong(segment.appId()) < segment.last()
             || e.offset() <= applied.getOrDefault(segment.appId(), -1L)) {
-          skipped++;
-          continue;
+          counts[1]++;
+          return;
         }
         applied.put(segment.appId(), e.offset());
         action.accept(e);
-        done++;
-      }
+        counts[0]++;
+      });
     }
-    return new Replayed(files, done, skipped);
+    return new Replayed(files.size(), counts[0], counts[1]);
+  }
+
+  /** Receives one file's entries with their segment. */
+  @FunctionalInterface
+  private interface EntryVisitor {
+    void visit(Segment segment, Entry entry) throws IOException;
+  }
+
+  /** Reads {@code key}'s entries in order, one at a time: a file's entries are never all on the heap at once. */
+  private static List<Segment> read(ObjectStore store, String key, EntryVisitor visitor) throws IOException {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(store.read(key)))) {
+      if (in.readInt() != MAGIC) {
+        throw new IOException(store.describe(key) + " is not an event archive file of this release");
+      }
+      Segment[] segments = new Segment[in.readInt()];
+      for (int i = 0; i < segments.length; i++) {
+        segments[i] = new Segment(in.readUTF(), in.readLong(), in.readLong());
+      }
+      while (true) {
+        int s;
+        try {
+          s = in.readInt();
+        } catch (EOFException end) {
+          break;
+        }
+        long offset = in.readLong();
+        byte[] k = in.readNBytes(in.readInt());
+        int n = in.readInt();
+        visitor.visit(segments[s], new Entry(segments[s].appId(), offset, k, n < 0 ? null : in.readNBytes(n)));
+      }
+      return List.of(segments);
+    }
   }
 
   /** What {@link #mergeSmall} did: files merged into one, entries kept, entries dropped (superseded, or read twice). */
@@ -325,29 +384,9 @@ public final class EventArchive {
   private record Parsed(List<Segment> segments, List<Entry> entries) {}
 
   private static Parsed parse(ObjectStore store, String key) throws IOException {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(store.read(key)))) {
-      if (in.readInt() != MAGIC) {
-        throw new IOException(store.describe(key) + " is not an event archive file of this release");
-      }
-      Segment[] segments = new Segment[in.readInt()];
-      for (int i = 0; i < segments.length; i++) {
-        segments[i] = new Segment(in.readUTF(), in.readLong(), in.readLong());
-      }
-      List<Entry> entries = new ArrayList<>();
-      while (true) {
-        int s;
-        try {
-          s = in.readInt();
-        } catch (EOFException end) {
-          break;
-        }
-        long offset = in.readLong();
-        byte[] k = in.readNBytes(in.readInt());
-        int n = in.readInt();
-        entries.add(new Entry(segments[s].appId(), offset, k, n < 0 ? null : in.readNBytes(n)));
-      }
-      return new Parsed(List.of(segments), entries);
-    }
+    List<Entry> entries = new ArrayList<>();
+    List<Segment> segments = read(store, key, (segment, e) -> entries.add(e));
+    return new Parsed(segments, entries);
   }
 
   /** The archive's files in the order they were written. */
