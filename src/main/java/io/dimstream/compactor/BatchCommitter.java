@@ -90,7 +90,9 @@ final class BatchCommitter {
       return;
     }
     try {
-      EventArchive.write(table.store(), table.latest().version(), batch.events());
+      // the version this compactor knows (no read of the log): the files of a takeover's base, written before, are
+      // named with a version not above it, and of equal versions the later written sorts later
+      EventArchive.write(table.store(), table.knownVersion(), batch.events());
     } catch (java.io.IOException e) {
       throw new CompactorException("Could not keep " + batch.events().size() + " event records beside the table under "
           + table.store().describe(EventArchive.DIR) + ": " + e.getMessage() + ". Nothing of the batch was committed;"

@@ -234,6 +234,14 @@ public final class DeltaTable {
   }
 
   /**
+   * The version of the newest snapshot this instance has read or committed, without reading the log: what it knows,
+   * which other writers may have passed.
+   */
+  public long knownVersion() {
+    return snapshots.known().version;
+  }
+
+  /**
    * The snapshot at table version {@code version}.
    *
    * @throws TableException when the version does not exist (the message gives the available range)
