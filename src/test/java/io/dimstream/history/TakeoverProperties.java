@@ -482,18 +482,8 @@ class TakeoverProperties {
     qt().withExamples(1_500).forAll(handOvers()).checkAssert(h -> {
       tally.checked(h);
       IncrementalHistory engine = new IncrementalHistory(h.tracked(), Long.MAX_VALUE, h.mode());
-      InMemoryHistoryStore backfilled = new InMemoryHistoryStore();
-      h.prefix().forEach(e -> engine.apply(backfilled, e)); // the events as the engine stores them
       List<Version> table = Scd2Fold.fold(h.tracked(), h.mode(), h.prefix());
-      InMemoryHistoryStore store = takeOver(table, h.mode());
-      for (BusinessKey key : counting(h.prefix()).keySet()) {
-        List<Version> rows = table.stream().filter(v -> v.key().equals(key)).toList();
-        TableEvents.hidden(backfilled.eventsFrom(key, Sequence.of(Long.MIN_VALUE)), rows, h.mode(), engine)
-            .forEach(e -> store.putEvent(key, e));
-        List<StoredEvent> events = store.eventsFrom(key, Sequence.of(Long.MIN_VALUE));
-        StoredEvent newest = events.get(events.size() - 1);
-        store.putCurrent(key, new KeyState(newest.sequence(), newest.openAfter()));
-      }
+      InMemoryHistoryStore store = takeOver(table, keptByBackfill(h, engine, table), List.of(), h.mode());
       VersionsById rows = new VersionsById();
       table.forEach(rows::put);
       for (ChangeEvent e : h.stream().subList(h.c(), h.stream().size())) {
@@ -518,15 +508,8 @@ class TakeoverProperties {
     qt().withExamples(1_500).forAll(handOvers()).checkAssert(h -> {
       tally.checked(h);
       IncrementalHistory engine = new IncrementalHistory(h.tracked(), Long.MAX_VALUE, h.mode());
-      InMemoryHistoryStore backfilled = new InMemoryHistoryStore();
-      h.prefix().forEach(e -> engine.apply(backfilled, e));
       List<Version> prefixTable = Scd2Fold.fold(h.tracked(), h.mode(), h.prefix());
-      Map<BusinessKey, List<StoredEvent>> kept = new LinkedHashMap<>();
-      for (BusinessKey key : counting(h.prefix()).keySet()) {
-        List<Version> rows = prefixTable.stream().filter(v -> v.key().equals(key)).toList();
-        kept.put(key, TableEvents.hidden(backfilled.eventsFrom(key, Sequence.of(Long.MIN_VALUE)), rows, h.mode(),
-            engine));
-      }
+      Map<BusinessKey, List<StoredEvent>> kept = keptByBackfill(h, engine, prefixTable);
       VersionsById table = new VersionsById();
       prefixTable.forEach(table::put);
       List<Map.Entry<BusinessKey, StoredEvent>> archive = new ArrayList<>();
@@ -543,6 +526,23 @@ class TakeoverProperties {
           .isEqualTo(Scd2Fold.fold(h.tracked(), h.mode(), h.stream()));
     });
     tally.assertCovers("shouldGiveTheFoldOfTheWholeStreamWhenTheStateIsLostAfterStreaming", 0.03);
+  }
+
+  /**
+   * Per key of the prefix, the events a backfill of it keeps beside {@code table} (its fold): those the engine stores
+   * that the rows do not show ({@link TableEvents#hidden}), as `dimstream backfill` does.
+   */
+  static Map<BusinessKey, List<StoredEvent>> keptByBackfill(HandOver h, IncrementalHistory engine,
+      List<Version> table) {
+    InMemoryHistoryStore backfilled = new InMemoryHistoryStore();
+    h.prefix().forEach(e -> engine.apply(backfilled, e)); // the events as the engine stores them
+    Map<BusinessKey, List<StoredEvent>> kept = new LinkedHashMap<>();
+    for (BusinessKey key : counting(h.prefix()).keySet()) {
+      List<Version> rows = table.stream().filter(v -> v.key().equals(key)).toList();
+      kept.put(key, TableEvents.hidden(backfilled.eventsFrom(key, Sequence.of(Long.MIN_VALUE)), rows, h.mode(),
+          engine));
+    }
+    return kept;
   }
 
   /**
