@@ -133,23 +133,25 @@ public final class SnapshotApply {
       return new Result(events.size(), closed, CommitResult.skipped(snap.version(), 0));
     }
     // even a snapshot that changes no row commits: its rows are events a later takeover must hold
-    long marker = batchMarker(snap, stored.size());
-    keepEvents(table, snap, stored, marker);
-    CommitResult c = table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.batch(spec.name()), marker))
-        .apply(changes);
+    // the events count under an appId of this snapshot alone, recorded by its commit: those of an attempt whose
+    // commit failed are never read, whatever is applied later
+    String eventsAppId = spec.name() + "-snapshot-" + java.util.UUID.randomUUID();
+    keepEvents(table, snap, stored, eventsAppId);
+    CommitResult c = table.newCommit(Operation.MERGE).txns(Map.of(StateMarkers.batch(spec.name()), batchMarker(snap),
+        eventsAppId, (long) stored.size())).apply(changes);
     return new Result(events.size(), closed, c);
   }
 
   /**
    * Keeps the snapshot's events as the event store would hold them beside the table ({@link EventArchive}), before the
-   * commit: the batch marker {@code marker} counts them (their offsets end at it), so a takeover holds the rows a
-   * version does not show (a row equal to its open version, a change of type-1 columns only) once the commit lands.
+   * commit, under {@code appId} with offsets 1 to their count: the commit records that count under {@code appId}, so a
+   * takeover holds the rows a version does not show (a row equal to its open version, a change of type-1 columns
+   * only) once the commit lands, and never those of a commit that did not.
    */
   private void keepEvents(DeltaTable table, Snapshot snap, List<io.dimstream.history.StoredEvent> stored,
-      long marker) {
+      String appId) {
     EventStoreRecords records = new EventStoreRecords(spec, StateLayouts.parse(null), 1);
-    String appId = StateMarkers.batch(spec.name());
-    long offset = marker - stored.size();
+    long offset = 0;
     List<EventArchive.Entry> entries = new ArrayList<>(stored.size());
     for (io.dimstream.history.StoredEvent e : stored) {
       EventStoreRecords.ChangelogRecord r = records.of(e);
@@ -197,8 +199,7 @@ public final class SnapshotApply {
    * its state no longer holds the table's history (a service takes the table over again at its next start).
    * Above the recorded one, as every txn marker must be, and unique per commit in practice.
    */
-  private static long batchMarker(Snapshot snap, int events) {
-    // past the last marker by at least the events kept under it: each has its own offset above the last one's
-    return Math.max(snap.txnVersion(StateMarkers.batch(snap.spec().name())) + 1 + events, System.currentTimeMillis());
+  private static long batchMarker(Snapshot snap) {
+    return Math.max(snap.txnVersion(StateMarkers.batch(snap.spec().name())) + 1, System.currentTimeMillis());
   }
 }
