@@ -20,9 +20,11 @@ import java.util.function.ToLongFunction;
 
 /**
  * The event store's writes as the compactor applied them, kept beside the table under {@value #DIR}: one file per
- * commit that carried event records ({@link io.dimstream.topology.EventRecords}), named so that files sort in the order
- * they were written ({@code <table version read before the commit>-<time>-<id>}). Each file holds segments (the
- * {@code txn} appId of a versions-topic partition, first and last offset) and the records of each, with their offsets.
+ * commit that carried event records ({@link io.dimstream.model.EventRecords}), one per {@code apply-snapshot}, the parts
+ * of a takeover's {@link Base}, and files merged from runs of small ones ({@link #mergeSmall}), named so that files sort
+ * in the order they were written ({@code <table version the writer knew>-<time>-<part>-<id>}). Each file holds
+ * segments (a {@code txn} appId, first and last offset: a versions-topic partition, a snapshot, a base) and the
+ * records of each, with their offsets.
  *
  * <p>A segment counts once the table records its last offset under its appId: the file is written before the commit
  * whose markers cover it, so the table never holds rows whose events the archive lacks. A file of a commit that failed
@@ -46,7 +48,7 @@ public final class EventArchive {
   /**
    * Writes {@code entries} (in offset order per appId) as one file; nothing when there are none.
    *
-   * @param tableVersion the table version read before the commit that covers them, which orders the file
+   * @param tableVersion the table version the writer knows before the commit that covers them, which orders the file
    * @return the file's key, or null when nothing was written
    */
   public static String write(ObjectStore store, long tableVersion, List<Entry> entries) throws IOException {
