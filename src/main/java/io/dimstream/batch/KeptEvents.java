@@ -186,13 +186,5 @@ public final class KeptEvents {
         }
       }
     }
-
-    /** Deletes the parts and the manifest: once a takeover holds them, the table's state keeps them. */
-    public void delete() throws IOException {
-      store.delete(MANIFEST);
-      for (int i = 0; i < parts; i++) {
-        store.delete(part(id, i));
-      }
-    }
   }
 }

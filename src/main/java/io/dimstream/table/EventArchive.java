@@ -8,7 +8,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -134,13 +133,9 @@ public final class EventArchive {
       this.tableVersion = tableVersion;
     }
 
-    /** The {@code txn} appId the table must record at {@link #tableVersion()} for this base to count. */
+    /** The {@code txn} appId the table must record at the base's table version for this base to count. */
     public String appId() {
       return appId;
-    }
-
-    public long tableVersion() {
-      return tableVersion;
     }
 
     /**
@@ -401,14 +396,5 @@ public final class EventArchive {
     }
     out.sort(java.util.Comparator.comparing(ObjectInfo::key));
     return out;
-  }
-
-  /** The archive's size in bytes (all files). */
-  public static long bytes(ObjectStore store) {
-    try {
-      return files(store).stream().mapToLong(ObjectInfo::size).sum();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
