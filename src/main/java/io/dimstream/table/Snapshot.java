@@ -149,11 +149,10 @@ public final class Snapshot {
     int bucket = Buckets.of(k, buckets);
     List<AddFile> files = new ArrayList<>();
     for (AddFile a : state.adds.values()) {
-      if (isCurrentFile(a)) {
-        int b = Buckets.parse(a.path(), buckets);
-        if (b >= 0 && b != bucket) {
-          continue;
-        }
+      // a file named for another bucket cannot hold the key: its footer and bloom filters are not even read
+      int b = Buckets.parse(a.path(), buckets);
+      if (b >= 0 && b != bucket) {
+        continue;
       }
       if (table.stats(a, layout).mayContainKey(k)) {
         files.add(a);

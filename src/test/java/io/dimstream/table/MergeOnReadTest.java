@@ -17,6 +17,7 @@ import io.dimstream.table.internal.actions.ActionCodec;
 import io.dimstream.table.internal.actions.AddFile;
 import io.dimstream.table.internal.actions.Protocol;
 import io.dimstream.table.internal.files.Buckets;
+import io.dimstream.table.internal.files.DataFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,6 +142,58 @@ class MergeOnReadTest {
     List<Version> expected = expectedAfterChange(initial, List.of(key), 5);
     assertThat(scan(DeltaTable.open(dir).latest())).isEqualTo(expected);
     assertThat(sorted(KernelReader.latest(dir, customers()))).isEqualTo(expected);
+  }
+
+  @Test
+  void shouldNameABulkLoadsClosedFilesForTheirBucketAndFindEveryKeysHistory() {
+    DeltaTable table = create(Map.of("dimstream.buckets", "4"));
+    List<Version> initial = new ArrayList<>();
+    for (long k = 1; k <= 400; k++) {
+      if (k % 3 == 0) {
+        initial.add(version(k, 0, 2L, "old" + k));
+        initial.add(version(k, 2, null, "v" + k));
+      } else {
+        initial.add(version(k, 0, null, "v" + k));
+      }
+    }
+    BulkLoad load = table.bulkLoad();
+    Map<Integer, List<Version>> byBucket = new TreeMap<>();
+    initial.forEach(v -> byBucket.computeIfAbsent(load.bucketOf(v.key()), b -> new ArrayList<>()).add(v));
+    byBucket.forEach(load::write);
+    load.commit(Operation.WRITE);
+
+    Snapshot loaded = table.latest();
+    List<AddFile> closed = loaded.state.adds.values().stream().filter(a -> !loaded.layout.isCurrentFile(a)).toList();
+    assertThat(closed).hasSize(4);
+    for (AddFile f : closed) {
+      int bucket = Buckets.parse(f.path(), 4);
+      assertThat(bucket).as("the bucket in the name of %s", f.path()).isNotNegative();
+      try (DataFiles.RowIterator rows = DataFiles.read(dir, f, loaded.layout, loaded.version())) {
+        rows.forEachRemaining(v -> assertThat(load.bucketOf(v.key())).as("bucket of %s in %s", v.key(), f.path())
+            .isEqualTo(bucket));
+      }
+    }
+
+    // a merge-on-read commit closes versions into a file of rows of any bucket, which no lookup may skip
+    List<VersionChange> changes = new ArrayList<>(upserts(version(7, 0, 5L, "v7"), version(7, 5, null, "w7")));
+    changes.addAll(upserts(version(9, 2, 5L, "v9"), version(9, 5, null, "w9")));
+    table.newCommit(Operation.MERGE).apply(changes);
+    Snapshot s = table.latest();
+    List<Version> expected = new ArrayList<>();
+    for (Version v : initial) {
+      long k = (Long) v.key().values().get(0);
+      if ((k == 7 || k == 9) && v.isCurrent()) {
+        expected.add(version(k, k == 7 ? 0 : 2, 5L, "v" + k));
+        expected.add(version(k, 5, null, "w" + k));
+      } else {
+        expected.add(v);
+      }
+    }
+    for (long k = 1; k <= 401; k++) {
+      long key = k;
+      assertThat(s.history(BusinessKey.of(key))).as("history of key %s", key)
+          .isEqualTo(sorted(expected.stream().filter(v -> v.key().equals(BusinessKey.of(key))).toList()));
+    }
   }
 
   @Test

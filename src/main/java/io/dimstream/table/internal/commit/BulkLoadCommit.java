@@ -75,13 +75,14 @@ public final class BulkLoadCommit {
     try {
       if (!current.isEmpty()) {
         IdentitySort.sort(current);
-        files.add(DataFiles.write(writer.root(), Buckets.currentFile(layout.current.directory(), bucket, buckets,
+        files.add(DataFiles.write(writer.root(), Buckets.bucketFile(layout.current.directory(), bucket, buckets,
             currentCodec.name().toLowerCase(Locale.ROOT)), current, layout, true, currentCodec));
       }
       IdentitySort.sort(closed);
       for (int from = 0; from < closed.size(); from += (int) targetFileRows) {
         List<Version> chunk = closed.subList(from, (int) Math.min(closed.size(), from + targetFileRows));
-        files.add(DataFiles.write(writer.root(), Buckets.closedFile(layout.closed.directory(),
+        // named for the bucket like the current file, so a key lookup skips the other buckets' closed files
+        files.add(DataFiles.write(writer.root(), Buckets.bucketFile(layout.closed.directory(), bucket, buckets,
             codec.name().toLowerCase(Locale.ROOT)), chunk, layout, false, codec));
       }
     } finally {

@@ -133,7 +133,7 @@ public final class CommitPlanner {
         Iterator<Version> rows = file != null ? file : memory == null ? Collections.emptyIterator() : sorted(memory);
         BucketMerge merge = new BucketMerge(rows, bucketChanges, found, old.isEmpty() ? "" : old.get(0).path());
         if (merge.hasNext()) {
-          added.add(DataFiles.write(root, Buckets.currentFile(layout.current.directory(), b, buckets,
+          added.add(DataFiles.write(root, Buckets.bucketFile(layout.current.directory(), b, buckets,
               currentCodec.name().toLowerCase(Locale.ROOT)), () -> merge, layout, true, currentCodec));
         }
         removed.addAll(old);

@@ -47,7 +47,11 @@ public final class Buckets {
     return String.valueOf(v);
   }
 
-  public static String currentFile(String partitionDir, int bucket, int buckets, String codec) {
+  /**
+   * A new name under {@code partitionDir} for a file that holds rows of one bucket only: a key lookup skips the files
+   * named for other buckets. Current files are always written so; a bulk load names its closed files so too.
+   */
+  public static String bucketFile(String partitionDir, int bucket, int buckets, String codec) {
     return partitionDir + "/"
         + String.format("bucket-%05d-of-%05d-%s.%s.parquet", bucket, buckets, UUID.randomUUID(), codec);
   }
@@ -57,8 +61,9 @@ public final class Buckets {
   }
 
   /**
-   * The bucket a current-partition file holds under {@code buckets} buckets, or -1 when its name does not say so
-   * (written by another engine, or under another bucket count): such files are re-bucketed by the next commit.
+   * The bucket a file holds under {@code buckets} buckets, or -1 when its name does not say so (written by another
+   * engine, by a commit that mixes buckets, or under another bucket count). A current-partition file without one is
+   * re-bucketed by the next commit.
    */
   public static int parse(String path, int buckets) {
     Matcher m = BUCKET_FILE.matcher(path);

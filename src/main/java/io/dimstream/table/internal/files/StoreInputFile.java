@@ -21,6 +21,9 @@ import org.apache.parquet.io.SeekableInputStream;
 public final class StoreInputFile implements InputFile {
   /** The largest row group a lookup fetches whole. */
   static final int MAX_GROUP = 16 << 20;
+  /** Reads shorter than this are served from a buffer of {@link #READ_AHEAD} bytes read at once. */
+  private static final int SMALL_READ = 1024;
+  private static final int READ_AHEAD = 64 << 10;
 
   private final ObjectStore store;
   private final String key;
@@ -95,6 +98,10 @@ public final class StoreInputFile implements InputFile {
     private long groupStart;
     private long pos;
     private final byte[] one = new byte[1];
+    /** Bytes read ahead for small reads, from byte {@code aheadStart}; null until the first small read. */
+    private byte[] ahead;
+    private long aheadStart;
+    private int aheadLength;
 
     RangeStream(RangeReader reader, DataFileTails.Tail tail, boolean wholeRowGroups) {
       this.reader = reader;
@@ -120,9 +127,26 @@ public final class StoreInputFile implements InputFile {
       }
       if (groupCovers(position, len)) {
         System.arraycopy(group, (int) (position - groupStart), buf, off, len);
+      } else if (len < SMALL_READ) {
+        // the page indexes and page headers are read through a Thrift stream a byte at a time: one store read each
+        // would be one system call (or one request) per byte
+        if (!aheadCovers(position, len)) {
+          int n = (int) Math.min(READ_AHEAD, reader.length() - position);
+          if (ahead == null || ahead.length < n) {
+            ahead = new byte[READ_AHEAD];
+          }
+          reader.readFully(position, ahead, 0, n);
+          aheadStart = position;
+          aheadLength = n;
+        }
+        System.arraycopy(ahead, (int) (position - aheadStart), buf, off, len);
       } else {
         reader.readFully(position, buf, off, len);
       }
+    }
+
+    private boolean aheadCovers(long position, int len) {
+      return ahead != null && position >= aheadStart && position + len <= aheadStart + aheadLength;
     }
 
     private boolean groupCovers(long position, int len) {
