@@ -91,7 +91,8 @@ public final class DimensionHost implements AutoCloseable {
 
   /**
    * Refuses specs that share a name, or differ in a setting the process has once: the data directory, the Kafka
-   * client properties, the query endpoint (host, port, TLS and authentication) or how long to wait for Kafka.
+   * client properties, the query endpoint (host, port, TLS and authentication), how long to wait for Kafka, or the
+   * state stores' memory budget.
    */
   public static void checkShared(List<DimensionSpec> specs) {
     if (specs.isEmpty()) {
@@ -113,6 +114,7 @@ public final class DimensionHost implements AutoCloseable {
       differs(first, s, "http.port", ServiceSettings::httpPort);
       differs(first, s, "http (TLS and authentication)", ServiceSettings::httpSecurity);
       differs(first, s, "kafka_wait", ServiceSettings::kafkaWait);
+      differs(first, s, "state_memory", ServiceSettings::stateMemory);
     }
   }
 

@@ -15,9 +15,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The spec's {@code service} section: where the service keeps state and table, Kafka, compaction, HTTP, storage. */
 final class ServiceSection {
+  private static final Pattern SIZE = Pattern.compile("(\\d{1,6})\\s*(MiB|GiB)");
+
   private ServiceSection() {}
 
   static ServiceSettings read(JsonNode node, String name, Path file) {
@@ -26,7 +30,7 @@ final class ServiceSection {
       return s;
     }
     Set<String> known = Set.of("data_dir", "table_path", "kafka", "compaction", "http", "partitions",
-        "max_record_bytes", "storage", "kafka_wait");
+        "max_record_bytes", "storage", "kafka_wait", "state_memory");
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!known.contains(f)) {
@@ -83,8 +87,24 @@ final class ServiceSection {
             + SizePolicy.MAX_RECORD_BYTES_CEILING + ", or leave it out to take the changes topic's max.message.bytes");
       }
     }
+    long stateMemory = node.has("state_memory") ? stateMemory(node.get("state_memory").asText(), file)
+        : ServiceSettings.DEFAULT_STATE_MEMORY;
     return new ServiceSettings(dataDir, table, Map.copyOf(kafka), interval, maxRecords, host, port, partitions,
-        maxRecordBytes, storage, security, kafkaWait(node.get("kafka_wait"), file));
+        maxRecordBytes, storage, security, kafkaWait(node.get("kafka_wait"), file), stateMemory);
+  }
+
+  /** {@code service.state_memory}: a size such as {@code 512MiB} or {@code 2GiB}, at least 16 MiB. */
+  private static long stateMemory(String text, Path file) {
+    Matcher m = SIZE.matcher(text.trim());
+    String fix = "write a size in MiB or GiB, at least 16MiB, e.g. state_memory: 512MiB";
+    if (!m.matches()) {
+      throw SpecErrors.invalid(file, "service.state_memory", "'" + text + "' is not a size", fix);
+    }
+    long bytes = Long.parseLong(m.group(1)) << (m.group(2).equals("GiB") ? 30 : 20);
+    if (bytes < (16L << 20)) {
+      throw SpecErrors.invalid(file, "service.state_memory", text + " is below 16 MiB", fix);
+    }
+    return bytes;
   }
 
   /** {@code service.kafka_wait}: a duration, or {@code forever} (the default). */

@@ -30,6 +30,8 @@ import java.util.Map;
  * @param httpSecurity      TLS and authentication of the query endpoint; default none (allowed on loopback only)
  * @param kafkaWait         how long {@code run} waits at start for an unreachable Kafka cluster before it gives up;
  *                          default {@link #KAFKA_WAIT_FOREVER}
+ * @param stateMemory       bytes of native memory every Kafka Streams state store of the process shares for its
+ *                          block cache and write buffers; default {@link #DEFAULT_STATE_MEMORY}
  */
 public record ServiceSettings(
     Path dataDir,
@@ -43,7 +45,8 @@ public record ServiceSettings(
     int maxRecordBytes,
     StorageSettings storage,
     HttpSecurity httpSecurity,
-    Duration kafkaWait) {
+    Duration kafkaWait,
+    long stateMemory) {
 
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
   public static final Duration DEFAULT_COMPACTION_INTERVAL = Duration.ofSeconds(10);
@@ -58,6 +61,20 @@ public record ServiceSettings(
    * restarts a service which gave up only adds the start time to the outage.
    */
   public static final Duration KAFKA_WAIT_FOREVER = java.time.temporal.ChronoUnit.FOREVER.getDuration();
+  /**
+   * {@code stateMemory} default: 512 MiB. With Kafka Streams' own RocksDB defaults each store partition could take up to
+   * about 100 MiB (a 50 MiB block cache and three 16 MiB write buffers each), so tens of dimensions in one process
+   * could take gigabytes; one budget for all keeps a single dimension of a few partitions where it was.
+   */
+  public static final long DEFAULT_STATE_MEMORY = 512L << 20;
+
+  /** Settings whose state stores share the default budget. */
+  public ServiceSettings(Path dataDir, TableLocation tablePath, Map<String, String> kafka, Duration compactionInterval,
+      int compactionMaxRecords, String httpHost, int httpPort, int partitions, int maxRecordBytes,
+      StorageSettings storage, HttpSecurity httpSecurity, Duration kafkaWait) {
+    this(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort, partitions,
+        maxRecordBytes, storage, httpSecurity, kafkaWait, DEFAULT_STATE_MEMORY);
+  }
 
   /** Settings that wait for Kafka as long as it takes. */
   public ServiceSettings(Path dataDir, TableLocation tablePath, Map<String, String> kafka, Duration compactionInterval,
@@ -97,7 +114,7 @@ public record ServiceSettings(
         + ", compactionInterval=" + compactionInterval + ", compactionMaxRecords=" + compactionMaxRecords
         + ", httpHost=" + httpHost + ", httpPort=" + httpPort + ", partitions=" + partitions + ", maxRecordBytes="
         + maxRecordBytes + ", storage=" + storage + ", httpSecurity=" + httpSecurity + ", kafkaWait="
-        + (kafkaWait.equals(KAFKA_WAIT_FOREVER) ? "forever" : kafkaWait) + "]";
+        + (kafkaWait.equals(KAFKA_WAIT_FOREVER) ? "forever" : kafkaWait) + ", stateMemory=" + stateMemory + "]";
   }
 
   /** The store of the table: its directory, or its prefix in an object store reached with {@link #storage()}. */
@@ -121,51 +138,56 @@ public record ServiceSettings(
 
   public ServiceSettings withStorage(StorageSettings settings) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, settings, httpSecurity, kafkaWait);
+        partitions, maxRecordBytes, settings, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withTablePath(TableLocation path) {
     return new ServiceSettings(dataDir, path, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withDataDir(Path dir) {
     return new ServiceSettings(dir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, httpPort,
-        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withKafka(Map<String, String> props) {
     return new ServiceSettings(dataDir, tablePath, Map.copyOf(props), compactionInterval, compactionMaxRecords,
-        httpHost, httpPort, partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
+        httpHost, httpPort, partitions, maxRecordBytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withHttpPort(int port) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost, port,
-        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withHttpHost(String host) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, host, httpPort,
-        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait);
+        partitions, maxRecordBytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withCompaction(Duration interval, int maxRecords) {
     return new ServiceSettings(dataDir, tablePath, kafka, interval, maxRecords, httpHost, httpPort, partitions,
-        maxRecordBytes, storage, httpSecurity, kafkaWait);
+        maxRecordBytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withMaxRecordBytes(int bytes) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, bytes, storage, httpSecurity, kafkaWait);
+        httpPort, partitions, bytes, storage, httpSecurity, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withHttpSecurity(HttpSecurity security) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, maxRecordBytes, storage, security, kafkaWait);
+        httpPort, partitions, maxRecordBytes, storage, security, kafkaWait, stateMemory);
   }
 
   public ServiceSettings withKafkaWait(Duration wait) {
     return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
-        httpPort, partitions, maxRecordBytes, storage, httpSecurity, wait);
+        httpPort, partitions, maxRecordBytes, storage, httpSecurity, wait, stateMemory);
+  }
+
+  public ServiceSettings withStateMemory(long bytes) {
+    return new ServiceSettings(dataDir, tablePath, kafka, compactionInterval, compactionMaxRecords, httpHost,
+        httpPort, partitions, maxRecordBytes, storage, httpSecurity, kafkaWait, bytes);
   }
 }

@@ -245,6 +245,9 @@ public final class DimensionTopology {
     p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandlers.Production.class.getName());
     p.put(DeadLetterHandlers.DLQ_TOPIC_CONFIG, spec.topics().dlq());
     p.put(DeadLetterHandlers.OUTPUT_LIMIT_CONFIG, limit);
+    // every store of the process, of any dimension, shares one block cache and write buffer budget
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, SharedStateMemory.class.getName());
+    p.put(SharedStateMemory.BUDGET_CONFIG, Long.toString(spec.service().stateMemory()));
     p.putAll(kafka);
     return p;
   }

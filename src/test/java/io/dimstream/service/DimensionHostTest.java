@@ -1,5 +1,6 @@
 package io.dimstream.service;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,6 +41,26 @@ class DimensionHostTest {
 
     assertThatThrownBy(() -> DimensionHost.checkShared(List.of(a, b))).hasMessageContaining("service.kafka")
         .hasMessageNotContaining("secret-one").hasMessageNotContaining("secret-two");
+  }
+
+  @Test
+  void shouldRefuseTwoStateMemoryBudgetsWithTheFix() throws Exception {
+    DimensionSpec a = ExampleSpec.customers(dir, "host_a", "  state_memory: 256MiB\n");
+    DimensionSpec b = ExampleSpec.customers(dir, "host_b", "  state_memory: 1GiB\n");
+
+    assertThat(a.service().stateMemory()).isEqualTo(256L << 20);
+    assertThat(b.service().stateMemory()).isEqualTo(1L << 30);
+    assertThatThrownBy(() -> DimensionHost.checkShared(List.of(a, b))).hasMessageContaining("service.state_memory")
+        .hasMessageContaining("Fix: set service.state_memory the same in every spec");
+  }
+
+  @Test
+  void shouldRefuseAStateMemoryThatIsNotASizeOrTooSmall() {
+    assertThatThrownBy(() -> ExampleSpec.customers(dir, "host_a", "  state_memory: lots\n"))
+        .hasMessageContaining("service.state_memory").hasMessageContaining("'lots' is not a size")
+        .hasMessageContaining("state_memory: 512MiB");
+    assertThatThrownBy(() -> ExampleSpec.customers(dir, "host_b", "  state_memory: 8MiB\n"))
+        .hasMessageContaining("8MiB is below 16 MiB");
   }
 
   @Test
