@@ -165,6 +165,10 @@ public final class StoreInputFile implements InputFile {
 
     @Override
     public int read() throws IOException {
+      if (aheadCovers(pos, 1)) {
+        // the page indexes are decoded a byte at a time: the common case, kept short
+        return ahead[(int) (pos++ - aheadStart)] & 0xff;
+      }
       if (pos >= reader.length()) {
         return -1;
       }
@@ -175,6 +179,10 @@ public final class StoreInputFile implements InputFile {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 1 && aheadCovers(pos, 1)) {
+        b[off] = ahead[(int) (pos++ - aheadStart)];
+        return 1;
+      }
       long left = reader.length() - pos;
       if (left <= 0) {
         return len == 0 ? 0 : -1;
