@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -39,6 +41,11 @@ final class RunCommand implements Callable<Integer> {
       + " may be given several times (docs/enrichment.md). With several dimensions each runs with the one it names,"
       + " as do the enrichment specs among the --config files and directories.")
   List<Path> enrich = new ArrayList<>();
+
+  @Option(names = "--reload-interval", defaultValue = "10s", converter = TableCommand.DurationConverter.class,
+      description = "With several dimensions: how often to look at the spec files for a dimension added, removed or"
+          + " changed, and run the new set without a restart (default ${DEFAULT-VALUE}; 0s: never).")
+  Duration reloadInterval;
 
   @Mixin
   ServiceOptions options = new ServiceOptions();
@@ -120,24 +127,53 @@ final class RunCommand implements Callable<Integer> {
     if (options.table != null) {
       throw CliErrors.tableWithSeveralDimensions();
     }
-    List<DimensionSpec> specs = new ArrayList<>();
-    for (Path file : specFiles()) {
-      SourcedSpecs.Sourced sourced = Specs.loadSourced(file, options::apply);
-      if (sourced.source().isPresent()) {
-        throw CliErrors.sourceWithSeveralDimensions(file);
-      }
-      specs.add(sourced.spec());
-    }
-    Map<String, List<EnrichmentSpec>> enrichments = Specs.loadEnrichments(enrichmentFiles(), specs);
-    DimensionHost host = DimensionHost.start(specs, enrichments, options.bootstrapServers, Clock.systemUTC());
+    SpecReloader.Loaded loaded = loadSeveral();
+    DimensionHost host = DimensionHost.start(loaded.specs(), loaded.enrichments(), options.bootstrapServers,
+        Clock.systemUTC());
+    List<Path> watched = new ArrayList<>(config);
+    watched.addAll(enrich);
+    SpecReloader reloader = reloadInterval.isZero() ? null
+        : SpecReloader.start(host, this::loadSeveral, watched, loaded, reloadInterval);
     Thread hook = new Thread(() -> {
+      if (reloader != null) {
+        reloader.close();
+      }
       host.close();
       Runtime.getRuntime().halt(0);
     }, "dimstream-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     host.awaitNoneRunning();
     Runtime.getRuntime().removeShutdownHook(hook);
+    if (reloader != null) {
+      reloader.close();
+    }
     host.close();
     return 1;
+  }
+
+  /**
+   * Every dimension and enrichment spec of the --config files and directories and --enrich, each dimension with the
+   * fingerprint of its spec file and of the enrichment files joined with it.
+   */
+  private SpecReloader.Loaded loadSeveral() throws IOException {
+    List<DimensionSpec> specs = new ArrayList<>();
+    Map<String, String> fingerprints = new HashMap<>();
+    for (Path file : specFiles()) {
+      SourcedSpecs.Sourced sourced = Specs.loadSourced(file, options::apply);
+      if (sourced.source().isPresent()) {
+        throw CliErrors.sourceWithSeveralDimensions(file);
+      }
+      specs.add(sourced.spec());
+      fingerprints.put(sourced.spec().name(), SpecReloader.sha256(file));
+    }
+    Map<String, List<EnrichmentSpec>> enrichments = Specs.loadEnrichments(enrichmentFiles(), specs);
+    for (Map.Entry<String, List<EnrichmentSpec>> e : enrichments.entrySet()) {
+      StringBuilder fp = new StringBuilder(fingerprints.get(e.getKey()));
+      for (EnrichmentSpec enrichment : e.getValue()) {
+        fp.append(',').append(SpecReloader.sha256(enrichment.source()));
+      }
+      fingerprints.put(e.getKey(), fp.toString());
+    }
+    return new SpecReloader.Loaded(specs, enrichments, fingerprints);
   }
 }

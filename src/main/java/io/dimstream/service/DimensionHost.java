@@ -41,15 +41,19 @@ public final class DimensionHost implements AutoCloseable {
   /** How many dimensions start at once. */
   static final int PARALLEL_STARTS = 4;
 
-  private final List<DimensionSpec> specs;
+  /** The dimensions the process was last given: at start, then by each {@link #reload}. */
+  private volatile List<DimensionSpec> specs;
   /** The enrichments each dimension runs in its own application, by dimension name. */
-  private final Map<String, List<EnrichmentSpec>> enrichments;
+  private volatile Map<String, List<EnrichmentSpec>> enrichments;
   private final Clock clock;
   private final Map<String, DimensionService> running = new ConcurrentHashMap<>();
   private final Map<String, String> failures = new ConcurrentHashMap<>();
+  /** The thread waiting for each running dimension to fail, interrupted when the dimension is stopped on purpose. */
+  private final Map<String, Thread> watchers = new ConcurrentHashMap<>();
   private final CountDownLatch noneLeft = new CountDownLatch(1);
   private EmbeddedKafkaBroker broker;
   private QueryServer server;
+  private DimensionService.Hosted hosted;
   private volatile boolean closing;
 
   private DimensionHost(List<DimensionSpec> specs, Map<String, List<EnrichmentSpec>> enrichments, Clock clock) {
@@ -108,14 +112,19 @@ public final class DimensionHost implements AutoCloseable {
     }
     DimensionSpec first = specs.get(0);
     for (DimensionSpec s : specs.subList(1, specs.size())) {
-      differs(first, s, "data_dir", ServiceSettings::dataDir);
-      differs(first, s, "kafka", ServiceSettings::kafka);
-      differs(first, s, "http.host", ServiceSettings::httpHost);
-      differs(first, s, "http.port", ServiceSettings::httpPort);
-      differs(first, s, "http (TLS and authentication)", ServiceSettings::httpSecurity);
-      differs(first, s, "kafka_wait", ServiceSettings::kafkaWait);
-      differs(first, s, "state_memory", ServiceSettings::stateMemory);
+      checkSameService(first, s);
     }
+  }
+
+  /** Refuses {@code b} when it sets a service-wide setting otherwise than {@code a}. */
+  private static void checkSameService(DimensionSpec a, DimensionSpec b) {
+    differs(a, b, "data_dir", ServiceSettings::dataDir);
+    differs(a, b, "kafka", ServiceSettings::kafka);
+    differs(a, b, "http.host", ServiceSettings::httpHost);
+    differs(a, b, "http.port", ServiceSettings::httpPort);
+    differs(a, b, "http (TLS and authentication)", ServiceSettings::httpSecurity);
+    differs(a, b, "kafka_wait", ServiceSettings::kafkaWait);
+    differs(a, b, "state_memory", ServiceSettings::stateMemory);
   }
 
   /** Refuses an enrichment of a dimension the process does not run, and two enrichments of one name. */
@@ -177,7 +186,7 @@ public final class DimensionHost implements AutoCloseable {
     }
     LOG.info("Query endpoint on {}://{}:{}/ for {} dimensions", server.scheme(), shared.httpHost(), server.port(),
         specs.size());
-    DimensionService.Hosted hosted = new DimensionService.Hosted(bootstrap, embedded, server);
+    hosted = new DimensionService.Hosted(bootstrap, embedded, server);
     long t0 = System.nanoTime();
     // A start mostly waits on Kafka and the table's store (topics, the group, the table's log), so a few start at once.
     ExecutorService starters = Executors.newFixedThreadPool(Math.min(PARALLEL_STARTS, specs.size()), r -> {
@@ -188,7 +197,7 @@ public final class DimensionHost implements AutoCloseable {
     try {
       List<Future<?>> started = new ArrayList<>();
       for (DimensionSpec spec : specs) {
-        started.add(starters.submit(() -> startOne(spec, hosted)));
+        started.add(starters.submit(() -> startOne(spec)));
       }
       for (Future<?> f : started) {
         f.get();
@@ -208,7 +217,7 @@ public final class DimensionHost implements AutoCloseable {
   }
 
   /** Starts one dimension; one that cannot start is reported and left out, the others go on. */
-  private void startOne(DimensionSpec spec, DimensionService.Hosted hosted) {
+  private void startOne(DimensionSpec spec) {
     if (closing) {
       return;
     }
@@ -234,15 +243,87 @@ public final class DimensionHost implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
-      if (closing) {
-        return;
+      if (closing || !running.remove(s.spec().name(), s)) {
+        return; // stopped on purpose: the host is closing, or a reload removed or restarted the dimension
       }
-      running.remove(s.spec().name());
+      watchers.remove(s.spec().name(), Thread.currentThread());
       s.close();
       stopped(s.spec().name(), "failed: a part of the dimension stopped (see the log above)");
     }, "dimstream-watch-" + s.spec().name());
     t.setDaemon(true);
+    watchers.put(s.spec().name(), t);
     t.start();
+  }
+
+  /**
+   * Runs {@code newSpecs} from now on, without a restart of the process: a dimension no longer given stops (it
+   * flushes and commits; its topics, state and table stay, as after a restart without it); a new one starts; one
+   * named in {@code changed} (its spec or enrichments changed) stops and starts again with its new spec, as a
+   * restart would; every other dimension runs on untouched, and one that had failed stays stopped. Nothing changes
+   * when the new specs are refused.
+   *
+   * @throws ServiceException when the new specs share a name, disagree on a service-wide setting among themselves or
+   *     with the running ones (those cannot change without a restart), or enrich a dimension they do not hold
+   */
+  public synchronized Reload reload(List<DimensionSpec> newSpecs, Map<String, List<EnrichmentSpec>> newEnrichments,
+      Set<String> changed) {
+    checkShared(newSpecs);
+    checkSameService(specs.get(0), newSpecs.get(0));
+    checkEnriched(newSpecs, newEnrichments);
+    Set<String> names = new HashSet<>();
+    newSpecs.forEach(spec -> names.add(spec.name()));
+    List<String> removed = new ArrayList<>();
+    for (DimensionSpec old : specs) {
+      if (!names.contains(old.name())) {
+        stopOnPurpose(old.name());
+        failures.remove(old.name());
+        server.unregister(old.name(), null);
+        removed.add(old.name());
+      }
+    }
+    Set<String> before = new HashSet<>();
+    specs.forEach(spec -> before.add(spec.name()));
+    specs = List.copyOf(newSpecs);
+    enrichments = Map.copyOf(newEnrichments);
+    List<String> added = new ArrayList<>();
+    List<String> restarted = new ArrayList<>();
+    for (DimensionSpec spec : newSpecs) {
+      boolean isNew = !before.contains(spec.name());
+      if (isNew || changed.contains(spec.name())) {
+        stopOnPurpose(spec.name());
+        failures.remove(spec.name());
+        server.reportHealth(spec.name(), () -> new Health(false, Health.STARTING, Map.of()));
+        startOne(spec);
+        (isNew ? added : restarted).add(spec.name());
+      }
+    }
+    Reload r = new Reload(added, removed, restarted);
+    LOG.info("Reloaded the dimensions: {} added, {} removed, {} restarted with a changed spec; running now {}",
+        added, removed, restarted, running.keySet().stream().sorted().toList());
+    return r;
+  }
+
+  /** What a {@link #reload} did, by dimension name. */
+  public record Reload(List<String> added, List<String> removed, List<String> restarted) {
+    public boolean changedAnything() {
+      return !added.isEmpty() || !removed.isEmpty() || !restarted.isEmpty();
+    }
+  }
+
+  /** Stops {@code name} if it runs, without counting it as failed. */
+  private void stopOnPurpose(String name) {
+    DimensionService s = running.remove(name);
+    Thread watcher = watchers.remove(name);
+    if (watcher != null) {
+      watcher.interrupt();
+    }
+    if (s != null) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Dimension {} did not stop cleanly: {}", name, e.toString());
+      }
+    }
   }
 
   private void stopped(String name, String reason) {
