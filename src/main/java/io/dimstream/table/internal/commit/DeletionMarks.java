@@ -31,6 +31,11 @@ final class DeletionMarks {
     return rows;
   }
 
+  /** Each marked file's path and the positions marked in it. */
+  void forEachFile(java.util.function.BiConsumer<String, RoaringBitmapArray> action) {
+    byFile.forEach(action);
+  }
+
   boolean isEmpty() {
     return byFile.isEmpty();
   }

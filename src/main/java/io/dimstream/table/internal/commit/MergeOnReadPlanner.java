@@ -22,7 +22,12 @@ import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.IdentityFilter;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.table.internal.actions.AddCDCFile;
+import io.dimstream.table.internal.cdc.ChangeData;
+import io.dimstream.table.internal.cdc.ChangeDataFiles;
+import io.dimstream.table.internal.cdc.ChangeRow;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,6 +58,7 @@ public final class MergeOnReadPlanner {
   private final CompressionCodecName codec;
   private final CompressionCodecName currentCodec;
   private final long targetFileRows;
+  private final boolean changeDataFeed;
   private final List<AddFile> written = new ArrayList<>();
   /** The new data and DV files, uploaded in parallel on an object store; all are stored when plan returns. */
   private final Uploads uploads;
@@ -74,6 +80,7 @@ public final class MergeOnReadPlanner {
     this.codec = TableProperties.codec(conf);
     this.currentCodec = TableProperties.currentCodec(conf);
     this.targetFileRows = TableProperties.targetFileRows(conf);
+    this.changeDataFeed = TableProperties.changeDataFeed(conf);
     this.uploads = Uploads.of(root);
   }
 
@@ -128,11 +135,18 @@ public final class MergeOnReadPlanner {
     long output;
     List<AddFile> removed = new ArrayList<>();
     List<AddFile> added;
+    List<AddCDCFile> changeData = List.of();
     try {
       output = writeByOwner(newCurrent, true, owners) + writeByOwner(newClosed, false, owners);
       added = new ArrayList<>(written);
       if (!marks.isEmpty()) {
         marks.write(root, uploads, state.adds.values(), removed, added);
+      }
+      if (changeDataFeed && !marks.isEmpty()) {
+        // a commit that only inserts needs no change data: readers take its adds as its inserts
+        List<ChangeRow> rows = ChangeData.of(rowsBefore(marks), last);
+        changeData = ChangeDataFiles.write(root, uploads, layout, rows, currentCodec, true);
+        changeData.forEach(c -> written.add(CommitPlan.written(c)));
       }
     } catch (RuntimeException e) {
       try {
@@ -145,7 +159,32 @@ public final class MergeOnReadPlanner {
     awaitUploads();
     LOG.debug("{}: planned on version {}: {} rows written, {} rows marked deleted in {} files", root, state.version,
         output, marks.rows(), removed.size());
-    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, 0, output);
+    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, 0, output,
+        changeData);
+  }
+
+  /**
+   * The rows the marks delete, as they are before this commit, by identity: read from the files that hold them (a
+   * file read whole, once, whatever number of its rows is marked).
+   */
+  private Map<VersionId, Version> rowsBefore(DeletionMarks marks) {
+    Map<String, AddFile> byPath = new HashMap<>();
+    state.adds.values().forEach(a -> byPath.put(a.path(), a));
+    Map<VersionId, Version> out = new HashMap<>();
+    marks.forEachFile((path, positions) -> {
+      try (DataFiles.RowIterator it = DataFiles.read(root, byPath.get(path), layout, state.version)) {
+        long wanted = positions.cardinality();
+        long taken = 0;
+        while (taken < wanted && it.hasNext()) {
+          Version v = it.next();
+          if (positions.contains(it.position())) {
+            out.put(VersionId.of(v), v);
+            taken++;
+          }
+        }
+      }
+    });
+    return out;
   }
 
   /**

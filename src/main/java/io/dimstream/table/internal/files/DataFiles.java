@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -95,6 +96,44 @@ public final class DataFiles {
       return new AddFile(relPath, layout.partitionValues(current), size, modified, true, stats.toJson());
     } catch (IOException e) {
       throw TableErrors.io("write data file", store.describe(relPath), e);
+    } finally {
+      if (staged != null) {
+        try {
+          Files.deleteIfExists(staged);
+        } catch (IOException ignored) {
+          // a staged file left behind is a hidden temporary file: readers and vacuum skip it
+        }
+      }
+    }
+  }
+
+  /**
+   * Writes a change data file to {@code root/relPath} through {@code uploads}: row {@code i} is {@code rows.get(i)}
+   * with {@code changeTypes.get(i)} in the {@code _change_type} column; returns the file's size in bytes.
+   */
+  public static long writeChangeData(ObjectStore store, Uploads uploads, String relPath, List<Version> rows,
+      List<String> changeTypes, TableLayout layout, CompressionCodecName codec) {
+    Path staged = null;
+    try {
+      staged = store.stagingFile(relPath);
+      try (ParquetWriter<ChangeDataWriteSupport.Row> w = new ChangeDataWriteSupport.Builder(
+              new LocalOutputFile(staged), layout)
+          .withConf(new PlainParquetConfiguration())
+          .withCodecFactory(PlainCodecFactory.INSTANCE)
+          .withCompressionCodec(codec)
+          .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+          .build()) {
+        for (int i = 0; i < rows.size(); i++) {
+          w.write(new ChangeDataWriteSupport.Row(rows.get(i), changeTypes.get(i)));
+        }
+      }
+      long size = Files.size(staged);
+      Path publishing = staged;
+      staged = null; // the upload owns it now, and removes it
+      uploads.putFile(relPath, publishing);
+      return size;
+    } catch (IOException e) {
+      throw TableErrors.io("write change data file", store.describe(relPath), e);
     } finally {
       if (staged != null) {
         try {
