@@ -183,6 +183,25 @@ public final class DataFiles {
     }
   }
 
+  /**
+   * As {@link #readKey}, for the rows of any key of {@code keys} (and rows of other keys the filter admits: callers
+   * check the rows, for instance by {@link RowIterator#position()}).
+   */
+  public static RowIterator readKeys(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
+      Collection<BusinessKey> keys) {
+    FilterCompat.Filter filter = KeyFilters.ofAny(layout, keys);
+    StoreInputFile input = input(store, file).wholeRowGroups();
+    Supplier<RoaringBitmapArray> deleted = () -> deleted(store, file);
+    if (filter == null) {
+      return new RowIterator(input, layout, tableVersion, deleted, false, null);
+    }
+    try {
+      return new RowIterator(input, layout, tableVersion, deleted, false, filter);
+    } catch (KeyFilters.NotApplicable e) {
+      return new RowIterator(input(store, file).wholeRowGroups(), layout, tableVersion, deleted, false, null);
+    }
+  }
+
   /** As {@link #read(ObjectStore, AddFile, TableLayout, long)} in a local table. */
   public static RowIterator read(Path root, AddFile file, TableLayout layout, long tableVersion) {
     return read(new LocalStore(root), file, layout, tableVersion);
