@@ -50,11 +50,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A table with {@code delta.enableChangeDataFeed: "true"}, written by {@code dimstream run} (changes sent in three
  * waves with late events, duplicates, deletes and re-inserts; background compaction, then {@code table optimize}) and
- * by {@code backfill} then {@code apply-snapshot}, read by Spark 4.0 + Delta 4.0 as a downstream job reads it:
- * {@code readChangeFeed} and {@code table_changes_by_path}, from version 0 and from a version in the middle. Applied
- * to the table as it was where the feed starts, the change rows of each wave give the table as it is after that wave,
- * as the versions topic of the run (or the reference fold) has it, each removed row being exactly the row the table
- * held; the table itself still reads right in Spark and Delta Kernel.
+ * by {@code backfill} then {@code apply-snapshot} (merge-on-read and copy-on-write), read by Spark 4.0 + Delta 4.0 as
+ * a downstream job reads it: {@code readChangeFeed} and {@code table_changes_by_path}, from version 0 and from a
+ * version in the middle. Applied to the table as it was where the feed starts, the change rows of each wave give the
+ * table as it is after that wave, as the versions topic of the run (or the reference fold) has it, each removed row
+ * being exactly the row the table held; the table itself still reads right in Spark and Delta Kernel.
  */
 class SparkChangeFeedIT {
   @RegisterExtension
@@ -132,7 +132,24 @@ class SparkChangeFeedIT {
 
   @Test
   void shouldReadTheChangesOfBackfillAndApplySnapshotAsTheReferenceFoldHasThem() throws Exception {
-    DimensionSpec spec = ExampleSpec.customers(dir, "customers_cdf_backfill", "", FEED);
+    assertBackfillAndSnapshotChanges(ExampleSpec.customers(dir, "customers_cdf_backfill", "", FEED));
+  }
+
+  @Test
+  void shouldReadTheChangesOfACopyOnWriteTable() throws Exception {
+    DimensionSpec spec = ExampleSpec.customers(dir, "customers_cdf_cow", "", "output: {table_properties: "
+        + "{delta.enableChangeDataFeed: \"true\", delta.enableDeletionVectors: \"false\"}}\n");
+    assertBackfillAndSnapshotChanges(spec);
+    DeltaTable t = DeltaTable.open(dir.resolve("table"));
+    assertThat(t.mergeOnRead()).isFalse();
+    assertThat(io.dimstream.table.Protocols.latest(t).writerFeatureList()).contains("changeDataFeed");
+  }
+
+  /**
+   * {@code backfill} then {@code apply-snapshot} of a full export that changes, closes and leaves keys as they were;
+   * the feed from version 0 and from the snapshot's commit against the reference fold before and after.
+   */
+  private void assertBackfillAndSnapshotChanges(DimensionSpec spec) throws Exception {
     ChangeStreams.GeneratedStream stream = ChangeStreams.random(spec, 62L).keys(200).events(2_000)
         .late(0.05).duplicates(0.02).noChange(0.1).deletes(0.05).generate();
     Path table = dir.resolve("table");
