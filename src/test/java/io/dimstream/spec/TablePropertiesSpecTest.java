@@ -90,7 +90,8 @@ class TablePropertiesSpecTest {
   static Stream<Arguments> badProperties() {
     return Stream.of(
         bad("unknown name", "{delta.enableDeletionVector: false}", "output.table_properties.delta.enableDeletionVector",
-            "delta.deletedFileRetentionDuration, delta.enableChangeDataFeed, delta.enableDeletionVectors, dimstream.buckets"),
+            "delta.deletedFileRetentionDuration, delta.enableChangeDataFeed, delta.enableDeletionVectors, "
+                + "dimstream.buckets"),
         bad("another engine's property", "{delta.enableRowTracking: true}",
             "output.table_properties.delta.enableRowTracking", "dimstream.compaction.rowsPerCycle"),
         bad("not a boolean", "{delta.enableDeletionVectors: off-please}",

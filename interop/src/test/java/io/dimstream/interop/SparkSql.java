@@ -22,9 +22,9 @@ import org.apache.spark.sql.types.StructType;
  * Spark SQL over standard input and output, for the interop suite: one local SparkSession with Delta Lake, one SQL
  * statement per input line, one JSON line per answer ({@code {"rows":[...]}}, each row an object of its columns with
  * timestamps as ISO-8601 instants to the microsecond, or
- * {@code {"error":"...","errorClass":"..."}}). A line {@code READ_CHANGE_FEED <startingVersion> <path>} reads the change
- * data feed of the table at the path with the DataFrame reader instead. Spark's logs go to standard error. Ends at end
- * of input.
+ * {@code {"error":"...","errorClass":"..."}}). A line {@code READ_CHANGE_FEED <startingVersion> <path>} reads the
+ * change data feed of the table at the path with the DataFrame reader instead. Spark's logs go to standard error.
+ * Ends at end of input.
  */
 public final class SparkSql {
   private static final String READ_CHANGE_FEED = "READ_CHANGE_FEED ";
