@@ -170,9 +170,15 @@ public final class MergeOnReadBench {
 
   /** As {@link #build(Path, DimensionSpec, int)}, its figure reported under the benchmark {@code bench}. */
   static long build(Path dir, DimensionSpec spec, int keys, String bench) throws Exception {
+    return build(dir, spec, keys, bench, Map.of());
+  }
+
+  /** As {@link #build(Path, DimensionSpec, int, String)}, the table created with {@code properties}. */
+  static long build(Path dir, DimensionSpec spec, int keys, String bench, Map<String, String> properties)
+      throws Exception {
     long cpu = processCpuNanos();
     long start = System.nanoTime();
-    DeltaTable t = DeltaTable.create(dir, spec, Map.of());
+    DeltaTable t = DeltaTable.create(dir, spec, properties);
     long version = BucketedLoad.load(t, keys, k -> List.of(row(k, k % 720, CLOSE_GEN), row(k, CLOSE_GEN, null)));
     emit(bench, "build", (System.nanoTime() - start) / 1e9, "s", params("keys", keys, "table_rows",
         t.latest().rowCount(), "files", t.latest().fileCount(), "cpu_s", (processCpuNanos() - cpu) / 1_000_000_000,

@@ -17,6 +17,9 @@ public final class TableSettings {
   /** {@code false}: a copy-on-write table (protocol 1 / 2) for readers that cannot apply deletion vectors. */
   public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
 
+  /** {@code true}: every commit that changes rows also writes Delta change data (the change data feed). */
+  public static final String ENABLE_CHANGE_DATA_FEED = "delta.enableChangeDataFeed";
+
   private static final Pattern INTERVAL =
       Pattern.compile("\\s*interval\\s+\\d+\\s+(second|minute|hour|day|week)s?\\s*", Pattern.CASE_INSENSITIVE);
   private static final Map<String, Rule> RULES = rules();
@@ -29,6 +32,8 @@ public final class TableSettings {
   private static Map<String, Rule> rules() {
     Map<String, Rule> r = new TreeMap<>();
     r.put(ENABLE_DELETION_VECTORS, new Rule("true or false",
+        v -> v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")));
+    r.put(ENABLE_CHANGE_DATA_FEED, new Rule("true or false",
         v -> v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")));
     r.put("dimstream.compaction.deletedFraction", new Rule("a fraction above 0 and at most 1, e.g. \"0.3\"",
         TableSettings::isFraction));
@@ -68,7 +73,8 @@ public final class TableSettings {
         throw SpecErrors.invalid(file, field, "'" + e.getValue() + "' is not a valid value",
             "give " + rule.expected());
       }
-      out.put(e.getKey(), e.getKey().equals(ENABLE_DELETION_VECTORS) ? v.toLowerCase(Locale.ROOT) : v);
+      out.put(e.getKey(), e.getKey().equals(ENABLE_DELETION_VECTORS)
+          || e.getKey().equals(ENABLE_CHANGE_DATA_FEED) ? v.toLowerCase(Locale.ROOT) : v);
     }
     return Collections.unmodifiableMap(out);
   }

@@ -90,9 +90,10 @@ class TablePropertiesSpecTest {
   static Stream<Arguments> badProperties() {
     return Stream.of(
         bad("unknown name", "{delta.enableDeletionVector: false}", "output.table_properties.delta.enableDeletionVector",
-            "delta.deletedFileRetentionDuration, delta.enableDeletionVectors, dimstream.buckets"),
-        bad("another engine's property", "{delta.enableChangeDataFeed: true}",
-            "output.table_properties.delta.enableChangeDataFeed", "dimstream.compaction.rowsPerCycle"),
+            "delta.deletedFileRetentionDuration, delta.enableChangeDataFeed, delta.enableDeletionVectors, "
+                + "dimstream.buckets"),
+        bad("another engine's property", "{delta.enableRowTracking: true}",
+            "output.table_properties.delta.enableRowTracking", "dimstream.compaction.rowsPerCycle"),
         bad("not a boolean", "{delta.enableDeletionVectors: off-please}",
             "output.table_properties.delta.enableDeletionVectors", "give true or false"),
         bad("fraction above 1", "{dimstream.compaction.deletedFraction: 1.5}",

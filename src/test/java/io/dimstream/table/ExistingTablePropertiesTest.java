@@ -95,23 +95,27 @@ class ExistingTablePropertiesTest {
 
   @Test
   void shouldCreateATableWithEveryPropertyASpecMaySet() {
-    Map<String, String> every = new TreeMap<>(Map.of(
-        "delta.enableDeletionVectors", "false",
-        "dimstream.compaction.deletedFraction", "0.25",
-        "dimstream.compaction.smallFileRows", "1000",
-        "dimstream.compaction.rowsPerCycle", "2000",
-        "dimstream.targetFileRows", "3000",
-        "dimstream.buckets", "8",
-        "dimstream.codec", "snappy",
-        "dimstream.currentCodec", "zstd",
-        "delta.checkpointInterval", "20",
-        "delta.deletedFileRetentionDuration", "interval 2 days"));
+    Map<String, String> every = new TreeMap<>(Map.ofEntries(
+        Map.entry("delta.enableDeletionVectors", "false"),
+        Map.entry("delta.enableChangeDataFeed", "true"),
+        Map.entry("dimstream.compaction.deletedFraction", "0.25"),
+        Map.entry("dimstream.compaction.smallFileRows", "1000"),
+        Map.entry("dimstream.compaction.rowsPerCycle", "2000"),
+        Map.entry("dimstream.targetFileRows", "3000"),
+        Map.entry("dimstream.buckets", "8"),
+        Map.entry("dimstream.codec", "snappy"),
+        Map.entry("dimstream.currentCodec", "zstd"),
+        Map.entry("delta.checkpointInterval", "20"),
+        Map.entry("delta.deletedFileRetentionDuration", "interval 2 days")));
     assertThat(every.keySet()).as("a sample value for every name").isEqualTo(TableSettings.keys());
 
     DeltaTable t = DeltaTable.openOrCreate(dir, spec(every));
 
     assertThat(t.properties()).containsAllEntriesOf(every);
-    assertThat(t.latest().state.protocol).isEqualTo(Protocol.DEFAULT);
+    // copy-on-write with the change data feed: writer features rather than writer 4, which also implies generated
+    // columns
+    assertThat(t.latest().state.protocol).isEqualTo(new Protocol(1, 7, null,
+        List.of("appendOnly", "invariants", "changeDataFeed")));
   }
 
   private List<String> warnings() {

@@ -134,7 +134,7 @@ class SparkWrittenTablesTest {
     // enables a writer feature dimstream does not implement
     TableState s = table.latest().state;
     table.writer().write(s.version + 1, List.of(new Protocol(3, 7, List.of(Protocol.DELETION_VECTORS),
-        List.of(Protocol.DELETION_VECTORS, "invariants", "appendOnly", "changeDataFeed"))),
+        List.of(Protocol.DELETION_VECTORS, "invariants", "appendOnly", "generatedColumns"))),
         table.writer().timestampAfter(s), List.of(), s);
     List<Path> before;
     try (Stream<Path> files = Files.walk(copy)) {

@@ -22,9 +22,13 @@ import org.apache.spark.sql.types.StructType;
  * Spark SQL over standard input and output, for the interop suite: one local SparkSession with Delta Lake, one SQL
  * statement per input line, one JSON line per answer ({@code {"rows":[...]}}, each row an object of its columns with
  * timestamps as ISO-8601 instants to the microsecond, or
- * {@code {"error":"...","errorClass":"..."}}). Spark's logs go to standard error. Ends at end of input.
+ * {@code {"error":"...","errorClass":"..."}}). A line {@code READ_CHANGE_FEED <startingVersion> <path>} reads the
+ * change data feed of the table at the path with the DataFrame reader instead. Spark's logs go to standard error.
+ * Ends at end of input.
  */
 public final class SparkSql {
+  private static final String READ_CHANGE_FEED = "READ_CHANGE_FEED ";
+
   private SparkSql() {}
 
   public static void main(String[] args) throws Exception {
@@ -53,7 +57,7 @@ public final class SparkSql {
     for (String sql = in.readLine(); sql != null; sql = in.readLine()) {
       ObjectNode answer = json.createObjectNode();
       try {
-        Dataset<Row> result = spark.sql(sql);
+        Dataset<Row> result = sql.startsWith(READ_CHANGE_FEED) ? changeFeed(spark, sql) : spark.sql(sql);
         StructType schema = result.schema();
         ArrayNode out = answer.putArray("rows");
         for (Row r : result.collectAsList()) {
@@ -67,6 +71,16 @@ public final class SparkSql {
       answers.println(json.writeValueAsString(answer));
     }
     spark.stop();
+  }
+
+  /**
+   * {@code READ_CHANGE_FEED <startingVersion> <path>}: the table's change data feed through the DataFrame reader
+   * ({@code readChangeFeed}), as a job reads it.
+   */
+  private static Dataset<Row> changeFeed(SparkSession spark, String line) {
+    String[] parts = line.substring(READ_CHANGE_FEED.length()).trim().split(" ", 2);
+    return spark.read().format("delta").option("readChangeFeed", "true").option("startingVersion", parts[0])
+        .load(parts[1]);
   }
 
   private static ObjectNode row(ObjectMapper json, StructType schema, Row r) {

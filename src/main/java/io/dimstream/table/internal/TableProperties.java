@@ -30,6 +30,8 @@ public final class TableProperties {
    */
   public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
   /** Set by the commit that first widens a column (Delta's switch for the {@code typeWidening} feature). */
+  /** {@code true}: every commit that changes rows also writes the change data feed ({@code _change_data/}). */
+  public static final String ENABLE_CHANGE_DATA_FEED = "delta.enableChangeDataFeed";
   public static final String ENABLE_TYPE_WIDENING = "delta.enableTypeWidening";
   /** A file whose deleted rows reach this fraction of its rows is rewritten by compaction. */
   public static final String COMPACTION_DELETED_FRACTION = "dimstream.compaction.deletedFraction";
@@ -83,6 +85,16 @@ public final class TableProperties {
       case "true" -> true;
       case "false" -> false;
       default -> throw TableErrors.badProperty(ENABLE_DELETION_VECTORS, v, "true or false");
+    };
+  }
+
+  /** Whether commits write the change data feed; absent means no. */
+  public static boolean changeDataFeed(Map<String, String> conf) {
+    String v = conf.getOrDefault(ENABLE_CHANGE_DATA_FEED, "false").trim().toLowerCase(Locale.ROOT);
+    return switch (v) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw TableErrors.badProperty(ENABLE_CHANGE_DATA_FEED, v, "true or false");
     };
   }
 

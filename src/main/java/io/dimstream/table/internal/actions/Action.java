@@ -1,4 +1,5 @@
 package io.dimstream.table.internal.actions;
 
 /** One action of a Delta commit, named after the protocol. */
-public sealed interface Action permits AddFile, RemoveFile, SetTransaction, CommitInfo, Metadata, Protocol {}
+public sealed interface Action
+    permits AddFile, AddCDCFile, RemoveFile, SetTransaction, CommitInfo, Metadata, Protocol {}

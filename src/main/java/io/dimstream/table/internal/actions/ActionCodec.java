@@ -52,6 +52,12 @@ public final class ActionCodec {
       if (!a.tags().isEmpty()) {
         n.set("tags", stringMap(a.tags()));
       }
+    } else if (action instanceof AddCDCFile c) {
+      ObjectNode n = root.putObject("cdc");
+      n.put("path", c.path());
+      n.set("partitionValues", stringMap(c.partitionValues()));
+      n.put("size", c.size());
+      n.put("dataChange", false);
     } else if (action instanceof RemoveFile r) {
       ObjectNode n = root.putObject("remove");
       n.put("path", r.path());
@@ -105,7 +111,7 @@ public final class ActionCodec {
   }
 
   /**
-   * Parses one line; returns null for actions dimstream does not use (cdc, domainMetadata, ...). Throws
+   * Parses one line; returns null for actions dimstream does not use (domainMetadata, ...). Throws
    * {@link IllegalArgumentException} when the line is not a JSON object or a known action lacks a field.
    */
   public static Action fromJson(String line) {
@@ -127,6 +133,7 @@ public final class ActionCodec {
       case "remove" -> new RemoveFile(text(n, "path"), n.path("deletionTimestamp").asLong(0),
           bool(n, "dataChange"), map(n.get("partitionValues")), n.path("size").asLong(0),
           deletionVector(n.get(DELETION_VECTOR)));
+      case "cdc" -> new AddCDCFile(text(n, "path"), map(n.get("partitionValues")), number(n, "size"));
       case "txn" -> new SetTransaction(text(n, "appId"), number(n, "version"), n.path("lastUpdated").asLong(0));
       case "commitInfo" -> {
         if (!n.isObject()) {

@@ -230,7 +230,9 @@ public final class TableFeatures {
     Set<String> implied = new LinkedHashSet<>();
     for (int v = 2; v <= 6; v++) {
       implied.addAll(WRITER_VERSION_FEATURES.get(v));
-      if (implied.containsAll(features) && !features.contains(COLUMN_MAPPING)) {
+      // writer 4 also implies generatedColumns and writer 3 checkConstraints, which dimstream does not honour: the
+      // change data feed goes to the table features protocol, which lists exactly what is supported
+      if (implied.containsAll(features) && !features.contains(COLUMN_MAPPING) && !features.contains(CHANGE_DATA_FEED)) {
         return v;
       }
     }

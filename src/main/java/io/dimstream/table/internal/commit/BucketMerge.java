@@ -24,6 +24,8 @@ final class BucketMerge implements Iterator<Version> {
   private final List<Map.Entry<VersionId, VersionChange>> changes;
   private final Set<VersionId> found;
   private final String file;
+  /** Where the rows the changes replace or retract go, by identity; null when nobody needs them. */
+  private final Map<VersionId, Version> replaced;
   private Set<VersionId> changeIds;
   private int ci;
   private Version pendingRow;
@@ -33,7 +35,8 @@ final class BucketMerge implements Iterator<Version> {
   long emitted;
 
   BucketMerge(Iterator<Version> rows, List<Map.Entry<VersionId, VersionChange>> changes, Set<VersionId> found,
-      String file) {
+      String file, Map<VersionId, Version> replaced) {
+    this.replaced = replaced;
     this.rows = rows;
     this.changes = changes;
     this.found = found;
@@ -60,6 +63,9 @@ final class BucketMerge implements Iterator<Version> {
       lastRowId = id;
       if (changeIds != null && changeIds.contains(id)) {
         found.add(id);
+        if (replaced != null) {
+          replaced.put(id, r);
+        }
         continue;
       }
       return r;
@@ -83,6 +89,9 @@ final class BucketMerge implements Iterator<Version> {
       }
       if (cmp == 0) {
         found.add(c.getKey());
+        if (replaced != null) {
+          replaced.put(c.getKey(), r);
+        }
       } else {
         pendingRow = r;
       }

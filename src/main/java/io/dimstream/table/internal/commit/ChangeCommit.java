@@ -180,6 +180,7 @@ public final class ChangeCommit {
       actions.add(r.remove(now, true));
     }
     actions.addAll(plan.added());
+    actions.addAll(plan.changeData());
     markers.forEach((app, v) -> actions.add(new SetTransaction(app, v, now)));
     Map<String, String> metrics = new LinkedHashMap<>();
     metrics.put("numSourceRows", Long.toString(changes.size()));

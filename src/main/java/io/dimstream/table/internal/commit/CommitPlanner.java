@@ -16,6 +16,11 @@ import io.dimstream.table.internal.files.TableLayout;
 import io.dimstream.table.internal.files.ValueOrder;
 import io.dimstream.table.internal.log.TableState;
 import io.dimstream.types.Column;
+import io.dimstream.storage.Uploads;
+import io.dimstream.table.internal.actions.AddCDCFile;
+import io.dimstream.table.internal.cdc.ChangeData;
+import io.dimstream.table.internal.cdc.ChangeDataFiles;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -48,7 +53,12 @@ public final class CommitPlanner {
   private final CompressionCodecName codec;
   private final CompressionCodecName currentCodec;
   private final long targetFileRows;
+  private final boolean changeDataFeed;
   private final List<AddFile> added = new ArrayList<>();
+  /** The change data files written (as entries to delete when the commit loses its race). */
+  private final List<AddFile> changeDataWritten = new ArrayList<>();
+  /** The rows of the table the plan replaces or removes, by identity, as they were; kept for the change data feed. */
+  private final Map<VersionId, Version> before;
 
   public CommitPlanner(ObjectStore root, TableState state, TableLayout layout, StatsCache stats) {
     this.root = root;
@@ -60,11 +70,18 @@ public final class CommitPlanner {
     this.codec = TableProperties.codec(conf);
     this.currentCodec = TableProperties.currentCodec(conf);
     this.targetFileRows = TableProperties.targetFileRows(conf);
+    this.changeDataFeed = TableProperties.changeDataFeed(conf);
+    this.before = changeDataFeed ? new HashMap<>() : null;
   }
 
   /** Files already written by this planner (to delete when the commit loses its race). */
   public List<AddFile> written() {
-    return added;
+    if (changeDataWritten.isEmpty()) {
+      return added;
+    }
+    List<AddFile> all = new ArrayList<>(added);
+    all.addAll(changeDataWritten);
+    return all;
   }
 
   /**
@@ -131,7 +148,8 @@ public final class CommitPlanner {
           state.version) : null;
       try {
         Iterator<Version> rows = file != null ? file : memory == null ? Collections.emptyIterator() : sorted(memory);
-        BucketMerge merge = new BucketMerge(rows, bucketChanges, found, old.isEmpty() ? "" : old.get(0).path());
+        BucketMerge merge = new BucketMerge(rows, bucketChanges, found, old.isEmpty() ? "" : old.get(0).path(),
+            before);
         if (merge.hasNext()) {
           added.add(DataFiles.write(root, Buckets.bucketFile(layout.current.directory(), b, buckets,
               currentCodec.name().toLowerCase(Locale.ROOT)), () -> merge, layout, true, currentCodec));
@@ -172,7 +190,20 @@ public final class CommitPlanner {
     output += writeClosed(newClosed, keptClosed);
     LOG.debug("{}: planned on version {}: {} buckets rewritten, {} closed files rewritten", root, state.version,
         candidates.size(), keptClosed.size());
-    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, copied, output);
+    List<AddCDCFile> changeData = List.of();
+    if (changeDataFeed && !removed.isEmpty()) {
+      // a commit that removes no file only inserts: readers take its adds as its inserts
+      Uploads uploads = Uploads.of(root);
+      changeData = ChangeDataFiles.write(root, uploads, layout, ChangeData.of(before, last), currentCodec, true);
+      changeData.forEach(c -> changeDataWritten.add(CommitPlan.written(c)));
+      try {
+        uploads.await();
+      } catch (IOException e) {
+        throw TableErrors.io("write the change data of a commit to", root, e);
+      }
+    }
+    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, copied, output,
+        changeData);
   }
 
   private static boolean opensVersion(List<Map.Entry<VersionId, VersionChange>> changes) {
@@ -242,6 +273,9 @@ public final class CommitPlanner {
           VersionId id = VersionId.of(v);
           if (unresolved.contains(id)) {
             foundClosed.add(id);
+            if (before != null) {
+              before.put(id, v);
+            }
             hit = true;
           } else {
             kept.add(v);

@@ -1,6 +1,7 @@
 package io.dimstream.table.internal.commit;
 
 import io.dimstream.storage.ObjectStore;
+import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
@@ -22,7 +23,12 @@ import io.dimstream.table.internal.index.IdentityBytes;
 import io.dimstream.table.internal.index.IdentityFilter;
 import io.dimstream.table.internal.index.PositionIndex;
 import io.dimstream.table.internal.log.TableState;
+import io.dimstream.table.internal.actions.AddCDCFile;
+import io.dimstream.table.internal.cdc.ChangeData;
+import io.dimstream.table.internal.cdc.ChangeDataFiles;
+import io.dimstream.table.internal.cdc.ChangeRow;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +50,12 @@ import org.slf4j.LoggerFactory;
 public final class MergeOnReadPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(MergeOnReadPlanner.class);
 
+  /**
+   * The most keys a file's marked rows are read back by a key filter: Parquet tests each row against every key of
+   * the filter, so past a few dozen keys, which select most pages of a file anyway, the whole file reads faster.
+   */
+  private static final int FILTERED_READ_KEYS = 32;
+
   private final ObjectStore root;
   private final TableState state;
   private final TableLayout layout;
@@ -53,6 +65,7 @@ public final class MergeOnReadPlanner {
   private final CompressionCodecName codec;
   private final CompressionCodecName currentCodec;
   private final long targetFileRows;
+  private final boolean changeDataFeed;
   private final List<AddFile> written = new ArrayList<>();
   /** The new data and DV files, uploaded in parallel on an object store; all are stored when plan returns. */
   private final Uploads uploads;
@@ -74,6 +87,7 @@ public final class MergeOnReadPlanner {
     this.codec = TableProperties.codec(conf);
     this.currentCodec = TableProperties.currentCodec(conf);
     this.targetFileRows = TableProperties.targetFileRows(conf);
+    this.changeDataFeed = TableProperties.changeDataFeed(conf);
     this.uploads = Uploads.of(root);
   }
 
@@ -92,14 +106,14 @@ public final class MergeOnReadPlanner {
    * of each owner partition go to files of their own.
    */
   public CommitPlan plan(Map<VersionId, VersionChange> last, SourcePartitions owners) {
-    DeletionMarks marks = new DeletionMarks();
+    DeletionMarks marks = new DeletionMarks(changeDataFeed);
     Set<VersionId> found = new HashSet<>();
     Set<VersionId> unresolved = new HashSet<>();
     for (VersionId id : last.keySet()) {
       byte[] bytes = IdentityBytes.of(id.key(), id.validFrom());
       long loc = index.get(bytes);
       if (loc >= 0) {
-        marks.mark(index.file(loc), PositionIndex.positionOf(loc));
+        marks.mark(index.file(loc), PositionIndex.positionOf(loc), id.key());
         found.add(id);
         indexRemovals.add(bytes);
       } else {
@@ -128,11 +142,18 @@ public final class MergeOnReadPlanner {
     long output;
     List<AddFile> removed = new ArrayList<>();
     List<AddFile> added;
+    List<AddCDCFile> changeData = List.of();
     try {
       output = writeByOwner(newCurrent, true, owners) + writeByOwner(newClosed, false, owners);
       added = new ArrayList<>(written);
       if (!marks.isEmpty()) {
         marks.write(root, uploads, state.adds.values(), removed, added);
+      }
+      if (changeDataFeed && !marks.isEmpty()) {
+        // a commit that only inserts needs no change data: readers take its adds as its inserts
+        List<ChangeRow> rows = ChangeData.of(rowsBefore(marks), last);
+        changeData = ChangeDataFiles.write(root, uploads, layout, rows, currentCodec, true);
+        changeData.forEach(c -> written.add(CommitPlan.written(c)));
       }
     } catch (RuntimeException e) {
       try {
@@ -145,7 +166,36 @@ public final class MergeOnReadPlanner {
     awaitUploads();
     LOG.debug("{}: planned on version {}: {} rows written, {} rows marked deleted in {} files", root, state.version,
         output, marks.rows(), removed.size());
-    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, 0, output);
+    return new CommitPlan(List.copyOf(added), List.copyOf(removed), inserted, updated, deleted, 0, output,
+        changeData);
+  }
+
+  /**
+   * The rows the marks delete, as they are before this commit, by identity: read from the files that hold them, each
+   * once; only the row groups and pages that may hold the marked rows' keys when they are few.
+   */
+  private Map<VersionId, Version> rowsBefore(DeletionMarks marks) {
+    Map<String, AddFile> byPath = new HashMap<>();
+    state.adds.values().forEach(a -> byPath.put(a.path(), a));
+    Map<VersionId, Version> out = new HashMap<>();
+    marks.forEachFile((path, positions) -> {
+      List<BusinessKey> keys = marks.keys(path);
+      AddFile file = byPath.get(path);
+      try (DataFiles.RowIterator it = keys.size() <= FILTERED_READ_KEYS
+          ? DataFiles.readKeys(root, file, layout, state.version, keys)
+          : DataFiles.read(root, file, layout, state.version)) {
+        long wanted = positions.cardinality();
+        long taken = 0;
+        while (taken < wanted && it.hasNext()) {
+          Version v = it.next();
+          if (positions.contains(it.position())) {
+            out.put(VersionId.of(v), v);
+            taken++;
+          }
+        }
+      }
+    });
+    return out;
   }
 
   /**
@@ -253,7 +303,7 @@ public final class MergeOnReadPlanner {
           Version v = it.next();
           VersionId id = VersionId.of(v);
           if (unresolved.contains(id) && found.add(id)) {
-            marks.mark(f.path(), it.position());
+            marks.mark(f.path(), it.position(), id.key());
           }
           if (learned != null) {
             learned.add(IdentityBytes.of(v.key(), v.validFrom()), it.position());
@@ -277,7 +327,7 @@ public final class MergeOnReadPlanner {
         f.deletionVector());
     for (Map.Entry<VersionId, Long> r : rows) {
       if ((deleted == null || !deleted.contains(r.getValue())) && found.add(r.getKey())) {
-        marks.mark(f.path(), r.getValue());
+        marks.mark(f.path(), r.getValue(), r.getKey().key());
       }
     }
   }

@@ -23,7 +23,8 @@ public final class PropertyDrift {
       TableProperties.TOMBSTONE_RETENTION, TableProperties::tombstoneRetention,
       TableProperties.COMPACTION_DELETED_FRACTION, TableProperties::compactionDeletedFraction,
       TableProperties.COMPACTION_SMALL_FILE_ROWS, TableProperties::compactionSmallFileRows,
-      TableProperties.COMPACTION_ROWS_PER_CYCLE, TableProperties::compactionRowsPerCycle);
+      TableProperties.COMPACTION_ROWS_PER_CYCLE, TableProperties::compactionRowsPerCycle,
+      TableProperties.ENABLE_CHANGE_DATA_FEED, TableProperties::changeDataFeed);
 
   private PropertyDrift() {}
 

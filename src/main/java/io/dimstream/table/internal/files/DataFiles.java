@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -114,6 +115,44 @@ public final class DataFiles {
     }
   }
 
+  /**
+   * Writes a change data file to {@code root/relPath} through {@code uploads}: row {@code i} is {@code rows.get(i)}
+   * with {@code changeTypes.get(i)} in the {@code _change_type} column; returns the file's size in bytes.
+   */
+  public static long writeChangeData(ObjectStore store, Uploads uploads, String relPath, List<Version> rows,
+      List<String> changeTypes, TableLayout layout, CompressionCodecName codec) {
+    Path staged = null;
+    try {
+      staged = store.stagingFile(relPath);
+      try (ParquetWriter<ChangeDataWriteSupport.Row> w = new ChangeDataWriteSupport.Builder(
+              new LocalOutputFile(staged), layout)
+          .withConf(new PlainParquetConfiguration())
+          .withCodecFactory(PlainCodecFactory.INSTANCE)
+          .withCompressionCodec(codec)
+          .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+          .build()) {
+        for (int i = 0; i < rows.size(); i++) {
+          w.write(new ChangeDataWriteSupport.Row(rows.get(i), changeTypes.get(i)));
+        }
+      }
+      long size = Files.size(staged);
+      Path publishing = staged;
+      staged = null; // the upload owns it now, and removes it
+      uploads.putFile(relPath, publishing);
+      return size;
+    } catch (IOException e) {
+      throw TableErrors.io("write change data file", store.describe(relPath), e);
+    } finally {
+      if (staged != null) {
+        try {
+          Files.deleteIfExists(staged);
+        } catch (IOException ignored) {
+          // a staged file left behind is a hidden temporary file: readers and vacuum skip it
+        }
+      }
+    }
+  }
+
   /** As {@link #write(ObjectStore, String, Iterable, TableLayout, boolean, CompressionCodecName)} in a local table. */
   public static AddFile write(Path root, String relPath, Iterable<Version> rows, TableLayout layout, boolean current,
       CompressionCodecName codec) {
@@ -149,6 +188,25 @@ public final class DataFiles {
       // the file stores a key column with another type than the spec's (written before a type change, or by
       // another engine): read it whole
       return new RowIterator(input, layout, tableVersion, deleted, false, null);
+    }
+  }
+
+  /**
+   * As {@link #readKey}, for the rows of any key of {@code keys} (and rows of other keys the filter admits: callers
+   * check the rows, for instance by {@link RowIterator#position()}).
+   */
+  public static RowIterator readKeys(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
+      Collection<BusinessKey> keys) {
+    FilterCompat.Filter filter = KeyFilters.ofAny(layout, keys);
+    StoreInputFile input = input(store, file).wholeRowGroups();
+    Supplier<RoaringBitmapArray> deleted = () -> deleted(store, file);
+    if (filter == null) {
+      return new RowIterator(input, layout, tableVersion, deleted, false, null);
+    }
+    try {
+      return new RowIterator(input, layout, tableVersion, deleted, false, filter);
+    } catch (KeyFilters.NotApplicable e) {
+      return new RowIterator(input(store, file).wholeRowGroups(), layout, tableVersion, deleted, false, null);
     }
   }
 

@@ -93,6 +93,14 @@ final class VersionWriteSupport extends WriteSupport<Version> {
 
   @Override
   public void write(Version v) {
+    take(v);
+    out.startMessage();
+    emit(out);
+    out.endMessage();
+  }
+
+  /** Takes the values of {@code v}, checked, for {@link #emit}. */
+  void take(Version v) {
     // every value first (a column that cannot hold its value, or a null where one is required, throws before the
     // row is started), then the row
     int i = 0;
@@ -123,7 +131,10 @@ final class VersionWriteSupport extends WriteSupport<Version> {
             + ", but key, valid-from and version id columns must have a value");
       }
     }
-    out.startMessage();
+  }
+
+  /** Writes the fields of the row {@link #take} took, inside a message the caller started. */
+  void emit(RecordConsumer out) {
     for (int c = 0; c < present.length; c++) {
       if (!present[c]) {
         continue;
@@ -139,7 +150,6 @@ final class VersionWriteSupport extends WriteSupport<Version> {
       }
       out.endField(names[c], c);
     }
-    out.endMessage();
   }
 
   /**

@@ -17,10 +17,12 @@ public final class LogReplay {
       Set.of(Protocol.DELETION_VECTORS, Protocol.TYPE_WIDENING, Protocol.TYPE_WIDENING_PREVIEW);
   /**
    * Writer features dimstream honours: deletion vectors, type widening (new files are written in the schema's types;
-   * widenings are recorded in {@code delta.typeChanges}), and the legacy ones a 1/2 table implies when upgraded.
+   * widenings are recorded in {@code delta.typeChanges}), the change data feed (change data written with every commit
+   * that changes rows while {@code delta.enableChangeDataFeed} is true), and the legacy ones a 1/2 table implies when
+   * upgraded.
    */
   static final Set<String> WRITER_FEATURES =
-      Set.of(Protocol.DELETION_VECTORS, Protocol.TYPE_WIDENING, "appendOnly", "invariants");
+      Set.of(Protocol.DELETION_VECTORS, Protocol.TYPE_WIDENING, "appendOnly", "invariants", "changeDataFeed");
 
   private LogReplay() {}
 

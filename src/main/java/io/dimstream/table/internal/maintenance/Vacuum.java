@@ -16,6 +16,7 @@ import io.dimstream.table.internal.log.TableState;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import io.dimstream.table.internal.cdc.ChangeDataFiles;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -95,7 +96,10 @@ public final class Vacuum {
     }
   }
 
-  /** Data files (never under {@code _}- or {@code .}-directories) not in {@code keep} and older than the cutoff. */
+  /**
+   * Data and change data files (nothing else under {@code _}- or {@code .}-directories) not in {@code keep} and older
+   * than the cutoff.
+   */
   private static long unreferenced(ObjectStore root, Set<String> keep, long cutoff, List<String> doomed) {
     long bytes = 0;
     List<ObjectInfo> all;
@@ -113,9 +117,18 @@ public final class Vacuum {
     return bytes;
   }
 
-  /** Whether a segment of the key starts with '_' or '.' (the log, the lease, temporary files). */
+  /**
+   * Whether a segment of the key starts with '_' or '.' (the log, the lease, temporary files). Change data files are
+   * not hidden: no snapshot references them, so like a removed data file each goes once it is older than the
+   * retention (the change data feed of those versions can then no longer be read, as with Delta Spark's vacuum).
+   */
   private static boolean hidden(String key) {
-    for (String segment : key.split("/")) {
+    String[] segments = key.split("/");
+    for (int i = 0; i < segments.length; i++) {
+      String segment = segments[i];
+      if (i == 0 && segment.equals(ChangeDataFiles.DIRECTORY) && segments.length > 1) {
+        continue;
+      }
       if (segment.startsWith("_") || segment.startsWith(".")) {
         return true;
       }
