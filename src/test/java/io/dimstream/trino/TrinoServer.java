@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real Trino 476 server as a process on 127.0.0.1, one for the whole test JVM ({@link #shared()}): Maven unpacks
@@ -31,18 +33,17 @@ public final class TrinoServer {
   private static final int MIN_JAVA = 24;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(240);
   private static final String USER = "dimstream-test";
+  private static final Logger LOG = LoggerFactory.getLogger(TrinoServer.class);
   private static TrinoServer shared;
 
   private final Process process;
   private final int port;
   private final Path dir;
-  private final Duration startTime;
 
-  private TrinoServer(Process process, int port, Path dir, Duration startTime) {
+  private TrinoServer(Process process, int port, Path dir) {
     this.process = process;
     this.port = port;
     this.dir = dir;
-    this.startTime = startTime;
   }
 
   /** The suite's Trino, started on first use (about 20 s) and stopped when the JVM ends. */
@@ -103,9 +104,12 @@ public final class TrinoServer {
       long started = System.nanoTime();
       Process process = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
           .redirectOutput(out.toFile()).start();
-      TrinoServer server = new TrinoServer(process, port, dir, null);
+      TrinoServer server = new TrinoServer(process, port, dir);
       server.awaitStarted(started, out);
-      return new TrinoServer(process, port, dir, Duration.ofNanos(System.nanoTime() - started));
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      LOG.info("Trino 476 answers on 127.0.0.1:{} after {} ms (JDK {}, logs in {})", port, took.toMillis(),
+          javaHome(), dir);
+      return server;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -150,21 +154,6 @@ public final class TrinoServer {
     try (Connection c = connect(); Statement s = c.createStatement()) {
       s.execute(sql);
     }
-  }
-
-  /** How long the server took from launch to its first answered query. */
-  public Duration startTime() {
-    return startTime;
-  }
-
-  /** The server's process id (the JVM, not the shell watching it), for its resident memory. */
-  public long pid() {
-    return process.descendants().findFirst().map(ProcessHandle::pid).orElse(process.pid());
-  }
-
-  /** The server's log, for a failure message. */
-  public String logTail() {
-    return tail(dir.resolve("server.log"));
   }
 
   private void stop() {
