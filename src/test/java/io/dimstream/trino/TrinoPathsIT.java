@@ -4,9 +4,13 @@ import static io.dimstream.trino.TrinoChecks.location;
 import static io.dimstream.trino.TrinoChecks.register;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dimstream.cli.Main;
 import io.dimstream.history.Scd2Fold;
 import io.dimstream.interop.SparkChecks;
+import io.dimstream.model.ChangeEvent;
+import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.service.ExampleSpec;
 import io.dimstream.spec.DimensionSpec;
@@ -15,21 +19,27 @@ import io.dimstream.table.DeltaTable;
 import io.dimstream.table.KernelReader;
 import io.dimstream.table.Protocols;
 import io.dimstream.testkit.ChangeStreams;
+import io.dimstream.types.ColumnValues;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The tables the batch paths and table commands write, read by a real Trino 476 (Delta Lake connector, file
  * metastore) over JDBC and compared with the reference fold: a merge-on-read and a copy-on-write {@code backfill},
- * {@code history: scd1} with and without soft deletes, a widened column, and a copy-on-write table after
- * {@code table upgrade --deletion-vectors}, {@code table optimize} and {@code table vacuum}.
+ * {@code history: scd1} with and without soft deletes, {@code output.version_id}, a widened column, a copy-on-write
+ * table after {@code table upgrade --deletion-vectors}, {@code table optimize} and {@code table vacuum}, and
+ * {@code apply-snapshot}.
  */
 class TrinoPathsIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   @TempDir
   Path dir;
 
@@ -45,12 +55,16 @@ class TrinoPathsIT {
     assertThat(code).as("backfill exit code").isZero();
   }
 
-  /** Registers the local table in Trino and checks every read against {@code expected}, time travel to {@code earlier}. */
-  private static void assertTrinoReads(Path table, DimensionSpec spec, List<Version> expected, long earlier) {
+  /**
+   * Registers the local table in Trino and checks every read against {@code expected}, time travel to
+   * {@code earlier}; returns the table's name in Trino.
+   */
+  private static String assertTrinoReads(Path table, DimensionSpec spec, List<Version> expected, long earlier) {
     TrinoServer trino = TrinoServer.shared();
     String name = register(trino, "delta", location(table));
     TrinoChecks.assertReads(trino, name, spec, expected, earlier, KernelReader.atVersion(table, spec, earlier),
         DeltaTable.open(table).history());
+    return name;
   }
 
   @Test
@@ -179,5 +193,68 @@ class TrinoPathsIT {
     assertThat(DeltaTable.open(table).history()).extracting(c -> c.operation())
         .contains("OPTIMIZE", "VACUUM START", "VACUUM END");
     assertTrinoReads(table, spec, expected, optimized);
+  }
+
+  @Test
+  void shouldReadTheVersionIdColumnInTrino() throws Exception {
+    DimensionSpec spec = ExampleSpec.customers(dir, "customers_trino_ids", "", "output: {version_id: version_id}\n");
+    ChangeStreams.GeneratedStream stream = stream(spec, 69L);
+    Path table = dir.resolve("table");
+    backfill(spec, stream.jsonLines(), dir.resolve("changes.jsonl"), table.toString());
+
+    List<Version> expected = Scd2Fold.fold(spec, stream.events());
+    String name = assertTrinoReads(table, spec, expected, 0);
+    List<Map<String, Object>> ids = TrinoRows.query(TrinoServer.shared(), "SELECT version_id FROM " + name);
+    assertThat(ids).hasSize(expected.size()).allMatch(r -> r.get("version_id") instanceof Long);
+    assertThat(ids.stream().map(r -> r.get("version_id")).distinct().count()).as("one id per version")
+        .isEqualTo(expected.size());
+  }
+
+  /**
+   * {@code apply-snapshot} after a backfill: a snapshot's rows are upserts at its sequence and the open keys it
+   * leaves out deletes, so Trino reads the reference fold of the backfilled events plus those.
+   */
+  @Test
+  void shouldReadATableAfterASnapshotWasAppliedInTrino() throws Exception {
+    DimensionSpec spec = ExampleSpec.customers(dir, "customers_trino_snapshot", "");
+    ChangeStreams.GeneratedStream stream = stream(spec, 70L);
+    Path table = dir.resolve("table");
+    backfill(spec, stream.jsonLines(), dir.resolve("changes.jsonl"), table.toString());
+    long backfilled = DeltaTable.open(table).latest().version();
+
+    Instant at = Instant.parse("2031-06-01T00:00:00Z");
+    Sequence atSequence = Sequence.of(ColumnValues.sequenceLong(at, spec.sequenceColumns().get(0).type()));
+    List<String> names = spec.attributeColumns().stream().map(c -> c.name()).toList();
+    int tier = names.indexOf("tier");
+    List<ChangeEvent> events = new ArrayList<>(stream.events());
+    List<String> snapshot = new ArrayList<>();
+    int open = 0;
+    for (Version v : Scd2Fold.fold(spec, stream.events())) {
+      if (!v.isCurrent()) {
+        continue;
+      }
+      open++;
+      if (open % 3 == 0) {
+        events.add(ChangeEvent.delete(v.key(), atSequence));
+        continue;
+      }
+      List<Object> attributes = new ArrayList<>(v.attributes());
+      if (open % 4 == 0) {
+        attributes.set(tier, "snapshot-tier");
+      }
+      ObjectNode row = JSON.createObjectNode();
+      row.put(spec.keyColumns().get(0).name(), (Long) v.key().values().get(0));
+      for (int a = 0; a < names.size(); a++) {
+        row.put(names.get(a), (String) attributes.get(a));
+      }
+      snapshot.add(JSON.writeValueAsString(row));
+      events.add(ChangeEvent.upsert(v.key(), atSequence, attributes));
+    }
+    Path input = Files.write(dir.resolve("snapshot.jsonl"), snapshot);
+    assertThat(Main.commandLine().execute("apply-snapshot", "--config", spec.source().toString(), "--table",
+        table.toString(), "--input", input.toString(), "--at", at.toString())).isZero();
+
+    assertThat(DeltaTable.open(table).latest().version()).isEqualTo(backfilled + 1);
+    assertTrinoReads(table, spec, Scd2Fold.fold(spec, events), backfilled);
   }
 }
