@@ -42,9 +42,13 @@ public final class S3ProxyServer implements AutoCloseable {
   private final S3Proxy proxy;
 
   private S3ProxyServer(BlobStore backend) throws Exception {
+    this(backend, false);
+  }
+
+  private S3ProxyServer(BlobStore backend, boolean ignoreUnknownHeaders) throws Exception {
     this.faults = new Faults(backend);
     this.proxy = S3Proxy.builder().blobStore(faults).endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(AuthenticationType.NONE, null, null).build();
+        .awsAuthentication(AuthenticationType.NONE, null, null).ignoreUnknownHeaders(ignoreUnknownHeaders).build();
     proxy.start();
     long deadline = System.currentTimeMillis() + 10_000;
     while (!proxy.getState().equals("STARTED") && System.currentTimeMillis() < deadline) {
@@ -55,6 +59,15 @@ public final class S3ProxyServer implements AutoCloseable {
   /** A server that keeps its objects in memory. */
   public static S3ProxyServer inMemory() throws Exception {
     return new S3ProxyServer(new TransientNio2BlobStore());
+  }
+
+  /**
+   * A server that keeps its objects in memory and ignores the {@code x-amz-} headers it does not implement instead of
+   * answering 501: Trino's S3 file system asks every listing for the objects' restore status
+   * ({@code x-amz-optional-object-attributes}), which AWS S3 answers and s3proxy does not.
+   */
+  public static S3ProxyServer inMemoryIgnoringUnknownHeaders() throws Exception {
+    return new S3ProxyServer(new TransientNio2BlobStore(), true);
   }
 
   /** A server that keeps its objects as files under {@code dir} (one directory per bucket). */

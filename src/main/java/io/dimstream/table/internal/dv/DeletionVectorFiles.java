@@ -22,8 +22,12 @@ import java.util.zip.CRC32;
 public final class DeletionVectorFiles {
   /** The only DV file format version the protocol defines. */
   static final int FORMAT_VERSION = 1;
-  /** DVs up to this many serialised bytes are stored inline: a file per tiny DV costs more than the log line. */
-  public static final int DEFAULT_INLINE_LIMIT = 256;
+  /**
+   * DVs up to this many serialised bytes would be stored inline in the log: none is, since Trino's Delta Lake
+   * connector refuses to read a table with an inline DV ("Unsupported storage type for deletion vector: i"), as Spark
+   * never writes one. A commit's DVs share one file, so that is one small file more per commit at most.
+   */
+  public static final int DEFAULT_INLINE_LIMIT = 0;
 
   private DeletionVectorFiles() {}
 
