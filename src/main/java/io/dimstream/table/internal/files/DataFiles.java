@@ -176,7 +176,21 @@ public final class DataFiles {
    */
   public static RowIterator readKey(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
       BusinessKey key) {
-    FilterCompat.Filter filter = KeyFilters.of(layout, key);
+    return readFiltered(store, file, layout, tableVersion, KeyFilters.of(layout, key));
+  }
+
+  /**
+   * As {@link #readKey}, for the rows of any key of {@code keys} (and rows of other keys the filter admits: callers
+   * check the rows, for instance by {@link RowIterator#position()}).
+   */
+  public static RowIterator readKeys(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
+      Collection<BusinessKey> keys) {
+    return readFiltered(store, file, layout, tableVersion, KeyFilters.ofAny(layout, keys));
+  }
+
+  /** The rows {@code filter} admits (every row when it is null, or when the file's key column cannot take it). */
+  private static RowIterator readFiltered(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
+      FilterCompat.Filter filter) {
     StoreInputFile input = input(store, file).wholeRowGroups();
     Supplier<RoaringBitmapArray> deleted = () -> deleted(store, file);
     if (filter == null) {
@@ -188,25 +202,6 @@ public final class DataFiles {
       // the file stores a key column with another type than the spec's (written before a type change, or by
       // another engine): read it whole
       return new RowIterator(input, layout, tableVersion, deleted, false, null);
-    }
-  }
-
-  /**
-   * As {@link #readKey}, for the rows of any key of {@code keys} (and rows of other keys the filter admits: callers
-   * check the rows, for instance by {@link RowIterator#position()}).
-   */
-  public static RowIterator readKeys(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
-      Collection<BusinessKey> keys) {
-    FilterCompat.Filter filter = KeyFilters.ofAny(layout, keys);
-    StoreInputFile input = input(store, file).wholeRowGroups();
-    Supplier<RoaringBitmapArray> deleted = () -> deleted(store, file);
-    if (filter == null) {
-      return new RowIterator(input, layout, tableVersion, deleted, false, null);
-    }
-    try {
-      return new RowIterator(input, layout, tableVersion, deleted, false, filter);
-    } catch (KeyFilters.NotApplicable e) {
-      return new RowIterator(input(store, file).wholeRowGroups(), layout, tableVersion, deleted, false, null);
     }
   }
 
