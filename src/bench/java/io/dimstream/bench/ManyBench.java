@@ -123,7 +123,15 @@ public final class ManyBench {
         watchers.add(OutputWatcher.start(kafka, name + ".versions",
             OutputWatcher.versionRecords(r -> r.timestamp() >= measuredFrom)));
       }
+      List<Map<String, Double>> threadsBefore = new ArrayList<>();
+      for (Process r : runs) {
+        threadsBefore.add(ThreadGroupCpu.sample(r.pid()));
+      }
+      long benchCpuBefore = JvmGauges.processCpuNanos();
+      long windowFrom = System.nanoTime();
       paced(kafka, names, RATE * WARM_UP_SECONDS, SECONDS);
+      cpuByThreadGroup(runs, threadsBefore, names, (System.nanoTime() - windowFrom) / 1e9,
+          (JvmGauges.processCpuNanos() - benchCpuBefore) / 1e9, p);
       long[] all = latencies(watchers);
       emit("many", "latency_p50_ms", Figures.percentile(all, 50), "ms", with(p, "records", all.length,
           "what", RATE + " changes/s per dimension for " + SECONDS + " s after " + WARM_UP_SECONDS
@@ -154,6 +162,28 @@ public final class ManyBench {
         TakeoverBench.stop(r);
       }
     }
+  }
+
+  /**
+   * Where the cores went while the changes were sent: the dimstream processes' CPU by thread group (the eight largest),
+   * their total, and the bench JVM's (the broker, the producers and the watchers), each in cores (CPU seconds per
+   * second of the window).
+   */
+  private static void cpuByThreadGroup(List<Process> runs, List<Map<String, Double>> before, List<String> names,
+      double windowS, double benchCpuS, Map<String, Object> p) throws Exception {
+    Map<String, Double> groups = new java.util.HashMap<>();
+    for (int i = 0; i < runs.size(); i++) {
+      ThreadGroupCpu.byGroup(before.get(i), ThreadGroupCpu.sample(runs.get(i).pid()), names)
+          .forEach((g, ms) -> groups.merge(g, ms, Double::sum));
+    }
+    double total = groups.values().stream().mapToDouble(Double::doubleValue).sum() / 1e3;
+    emit("many", "cpu_cores_dimstream", total / windowS, "cores", with(p, "window_s", windowS,
+        "what", "CPU of the dimstream processes' threads while " + RATE + " changes/s per dimension were sent"));
+    emit("many", "cpu_cores_bench_jvm", benchCpuS / windowS, "cores", with(p, "window_s", windowS,
+        "what", "CPU of the bench JVM meanwhile: the embedded broker, the producers and the versions watchers"));
+    groups.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(8)
+        .forEach(e -> emit("many", "cpu_cores_thread_group", e.getValue() / 1e3 / windowS, "cores",
+            with(p, "group", e.getKey(), "window_s", windowS)));
   }
 
   /**
