@@ -219,7 +219,10 @@ public final class Compactor implements Runnable, AutoCloseable {
         return;
       }
       for (ConsumerRecord<byte[], byte[]> r : records) {
-        if (VersionIntake.isEvent(r)) {
+        if (VersionIntake.isFromTable(r)) {
+          // asked first: a takeover sends a table's every row this way, and its marker is its last header
+          batch.add(r.partition(), r.offset(), null);
+        } else if (VersionIntake.isEvent(r)) {
           intake.event(r, batch);
         } else {
           batch.add(r.partition(), r.offset(), intake.applicable(r));

@@ -6,7 +6,6 @@ import io.dimstream.compactor.VersionsTopicIdentity;
 import io.dimstream.history.StoredEvent;
 import io.dimstream.history.TableEvents;
 import io.dimstream.model.Version;
-import io.dimstream.model.VersionRecordHeaders;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.spec.StateLayouts;
 import io.dimstream.storage.StoreLease;
@@ -15,7 +14,6 @@ import io.dimstream.table.EventArchive;
 import io.dimstream.table.Operation;
 import io.dimstream.table.Snapshot;
 import io.dimstream.table.StateMarkers;
-import io.dimstream.topology.DimensionTopology;
 import io.dimstream.topology.EventStoreRecords;
 import io.dimstream.topology.TableVersionRecords;
 import java.io.IOException;
@@ -432,12 +430,7 @@ final class TableTakeover {
           toChangelog(producer, r, onFailure);
         }
         if (replay != null) {
-          TableVersionRecords.VersionRecord v = replay.of(row);
-          ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(spec.topics().versions(), v.partition(),
-              v.key(), v.value());
-          record.headers().add(DimensionTopology.CHANGE_HEADER, v.change())
-              .add(VersionRecordHeaders.FROM_TABLE, v.fromTable());
-          producer.send(record, onFailure);
+          producer.send(replay.of(row).toSend(spec.topics().versions()), onFailure);
         }
         if (failed.get() != null) {
           throw ServiceErrors.takeoverFailed(spec, changelog, failed.get().toString());

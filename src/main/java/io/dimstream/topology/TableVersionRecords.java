@@ -4,8 +4,10 @@ import io.dimstream.codec.EventJson;
 import io.dimstream.codec.VersionRecordCodec;
 import io.dimstream.model.ChangeKind;
 import io.dimstream.model.Version;
+import io.dimstream.model.VersionRecordHeaders;
 import io.dimstream.spec.DimensionSpec;
 import java.nio.charset.StandardCharsets;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * A table's rows as versions-topic records, as the topology would have written them (the same key, value, partition
@@ -40,7 +42,17 @@ public final class TableVersionRecords {
   }
 
   /** One versions-topic record: where it goes, its key and value, and its two header values. */
-  public record VersionRecord(int partition, byte[] key, byte[] value, byte[] change, byte[] fromTable) {}
+  public record VersionRecord(int partition, byte[] key, byte[] value, byte[] change, byte[] fromTable) {
+    /**
+     * The record to send to {@code topic}. The marker is its last header: the compactor asks for it first, and Kafka
+     * decodes header names from the last one back, so a replayed row costs the compactor one name.
+     */
+    public ProducerRecord<byte[], byte[]> toSend(String topic) {
+      ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, key, value);
+      record.headers().add(DimensionTopology.CHANGE_HEADER, change).add(VersionRecordHeaders.FROM_TABLE, fromTable);
+      return record;
+    }
+  }
 
   /** The record of {@code row}: an open version as opened, a closed one as closed. */
   public VersionRecord of(Version row) {
