@@ -84,7 +84,7 @@ class ReplayedTableRowsIT {
 
     assertThat(rows(spec)).as("the records around the replayed rows, and none of these")
         .containsExactlyElementsOf(Stream.concat(before.stream(), after.stream()).toList());
-    assertThat(c.recordsApplied()).isEqualTo(before.size() + after.size());
+    assertThat(c.recordsApplied()).as("records read, the replayed ones among them").isEqualTo(records.size());
   }
 
   private static ProducerRecord<byte[], byte[]> open(VersionJson json, String topic, Version v) {
