@@ -52,6 +52,9 @@ public final class Keys100mBench {
 
   private Keys100mBench() {}
 
+  /** The name the broker gives its log cleaner threads. */
+  private static final String LOG_CLEANER = "kafka-log-cleaner-thread";
+
   public static void main(String[] args) throws Exception {
     boolean quick = args.length > 0 && args[0].equals("quick");
     Path work = Files.createDirectories(Path.of(args.length > 1 ? args[1] : "target/bench/keys100m"));
@@ -75,6 +78,8 @@ public final class Keys100mBench {
       // first start: the takeover, until an update produced at start is applied
       Path log1 = work.resolve(name + "-run-1.log");
       long start1 = System.currentTimeMillis();
+      // the broker runs in this JVM: what its log cleaner spends compacting the changelog and the versions topic
+      Map<Long, Long> cleanerBefore = ThreadCpu.read(LOG_CLEANER);
       Process run = TakeoverBench.start(config, logback, log1, work.resolve(name + "-run-1-gc.log"), name + "-1");
       try {
         TakeoverBench.awaitTopic(kafka, name + ".changes", run, log1);
@@ -82,6 +87,9 @@ public final class Keys100mBench {
         long first = TakeoverBench.firstRecordAfter(kafka, name + ".versions", 0, run, log1, Duration.ofHours(2));
         emit(name, "takeover_s", (first - start1) / 1e3, "s", with(p, "what",
             "first start on the table until the versions topic holds an update produced at start"));
+        emit(name, "broker_log_cleaner_cpu_s", ThreadCpu.since(cleanerBefore, LOG_CLEANER) / 1e9, "s", with(p,
+            "what", "CPU of the broker's log cleaner (in the bench JVM) from the first start to takeover_s, compacting"
+                + " the changelog and the versions topic the takeover wrote", "takeover_s", (first - start1) / 1e3));
         awaitRows(table, keys + keys / 10 + 1, run, log1);
 
         // commits of 100 changed keys spread over the key range

@@ -36,6 +36,12 @@ final class BrokerErrors {
         + "if the directory is damaged, delete it (its topics are lost)", cause);
   }
 
+  static BrokerException managedSetting(String property, String setting) {
+    return new BrokerException("Embedded Kafka broker: -D" + property + " sets " + setting + ", which the embedded "
+        + "broker manages itself: it picks its ports and its node, and keeps its logs under service.data_dir. Fix: "
+        + "remove it; for a broker set up your own way, run one and give its bootstrap.servers under service.kafka");
+  }
+
   static BrokerException interrupted(String what, InterruptedException cause) {
     Thread.currentThread().interrupt();
     return new BrokerException("Interrupted while " + what, cause);

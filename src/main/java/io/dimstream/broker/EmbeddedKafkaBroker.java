@@ -233,6 +233,34 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.setProperty("num.io.threads", "4");
     p.setProperty("num.recovery.threads.per.data.dir", "1");
     p.setProperty("log.cleaner.threads", "1");
+    overrides(System.getProperties()).forEach(p::setProperty);
     return p;
+  }
+
+  /** The prefix of the JVM system properties that set a broker setting of the embedded broker. */
+  static final String OVERRIDE_PREFIX = "dimstream.broker.";
+
+  /** Settings the embedded broker owns: where it listens, who it is and where it keeps its logs. */
+  private static final java.util.Set<String> MANAGED = java.util.Set.of("process.roles", "node.id",
+      "controller.quorum.voters", "listeners", "advertised.listeners", "listener.security.protocol.map",
+      "controller.listener.names", "inter.broker.listener.name", "log.dirs", "log.dir");
+
+  /**
+   * Broker settings given as {@code -Ddimstream.broker.<setting>=<value>}, e.g. a larger
+   * {@code log.cleaner.dedupe.buffer.size} for topics of a hundred million keys; the settings the embedded broker
+   * owns are refused, with the reason.
+   */
+  static java.util.Map<String, String> overrides(Properties system) {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    for (String name : system.stringPropertyNames()) {
+      if (name.startsWith(OVERRIDE_PREFIX)) {
+        String setting = name.substring(OVERRIDE_PREFIX.length());
+        if (MANAGED.contains(setting)) {
+          throw BrokerErrors.managedSetting(name, setting);
+        }
+        out.put(setting, system.getProperty(name));
+      }
+    }
+    return out;
   }
 }

@@ -132,6 +132,29 @@ class EmbeddedKafkaBrokerIT {
         .hasMessageContaining("70000");
   }
 
+  @Test
+  void shouldRunWithABrokerSettingGivenAsASystemPropertyAndRefuseOneItManages() throws Exception {
+    String property = EmbeddedKafkaBroker.OVERRIDE_PREFIX + "log.cleaner.dedupe.buffer.size";
+    System.setProperty(property, "33554432");
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(dataDir, 0);
+        Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+      ConfigEntry e = admin.describeConfigs(List.of(node)).all().get().get(node).get("log.cleaner.dedupe.buffer.size");
+      assertThat(e.value()).as("the setting the broker runs with").isEqualTo("33554432");
+    } finally {
+      System.clearProperty(property);
+    }
+
+    String managed = EmbeddedKafkaBroker.OVERRIDE_PREFIX + "log.dirs";
+    System.setProperty(managed, "/elsewhere");
+    try {
+      assertThatThrownBy(() -> EmbeddedKafkaBroker.start(dataDir, 0)).isInstanceOf(BrokerException.class)
+          .hasMessageContaining("-D" + managed).hasMessageContaining("manages itself").hasMessageContaining("Fix:");
+    } finally {
+      System.clearProperty(managed);
+    }
+  }
+
   private static KafkaProducer<String, String> transactionalProducer(String bootstrap) {
     return new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
