@@ -48,6 +48,11 @@ final class ColumnProjection extends AvroReadSupport<GenericRecord> {
     return new Builder(file, conf, new ColumnProjection(columns));
   }
 
+  /** The read support of {@link #reader}, for a caller that reads row groups itself. */
+  static ReadSupport<GenericRecord> support(Set<String> columns) {
+    return new ColumnProjection(columns);
+  }
+
   @Override
   public ReadContext init(InitContext context) {
     ReadContext base = super.init(context);
