@@ -13,8 +13,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.dimstream.model.Version;
+import io.dimstream.model.VersionChange;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +69,65 @@ class ChangeDataFeedTest {
         new ChangeRow(version(1, 2, null, "b"), "delete"),
         new ChangeRow(version(1, 0, 2L, "a"), "update_preimage"),
         new ChangeRow(version(1, 0, null, "a"), "update_postimage"));
+  }
+
+  /**
+   * The rows before are read back by position from the files that hold them: here a bulk load's bucket files (rows
+   * of neighbouring keys on one page, others pages apart), its closed files, a file a commit wrote, and the same
+   * bucket files again once a deletion vector marks them.
+   */
+  @Test
+  void shouldRecordTheRowsReplacedInBulkLoadedAndCommittedFiles() throws IOException {
+    DeltaTable t = DeltaTable.create(dir, customers(), Map.of("dimstream.buckets", "2",
+        "delta.enableChangeDataFeed", "true"));
+    List<Version> initial = new ArrayList<>();
+    for (long k = 1; k <= 6_000; k++) {
+      if (k % 3 == 0) {
+        initial.add(version(k, 0, 2L, "old" + k));
+        initial.add(version(k, 2, null, "v" + k));
+      } else {
+        initial.add(version(k, 0, null, "v" + k));
+      }
+    }
+    BulkLoad load = t.bulkLoad();
+    Map<Integer, List<Version>> byBucket = new TreeMap<>();
+    initial.forEach(v -> byBucket.computeIfAbsent(load.bucketOf(v.key()), b -> new ArrayList<>()).add(v));
+    byBucket.forEach(load::write);
+    load.commit(Operation.WRITE);
+
+    List<VersionChange> first = new ArrayList<>();
+    for (long k : new long[] {1, 2, 4, 5, 7, 2_500, 4_001, 5_999}) {
+      first.add(Versions.upsert(version(k, 0, 5L, "v" + k)));
+      first.add(Versions.upsert(version(k, 5, null, "w" + k)));
+    }
+    first.add(Versions.upsert(version(3, 0, 2L, "corrected"))); // a closed row, in a closed file
+    first.add(retract(6, 0)); // a closed row retracted
+    assertChangeRowsAreTheDifference(t, t.newCommit(Operation.MERGE).apply(first).version());
+
+    List<VersionChange> second = new ArrayList<>();
+    for (long k : new long[] {1, 2, 8, 10, 11, 3_001, 5_998}) {
+      // keys 1 and 2 were opened by the first commit, in a file it wrote; the others' bucket files now have a DV
+      long from = k <= 2 ? 5 : 0;
+      second.add(Versions.upsert(version(k, from, 9L, (k <= 2 ? "w" : "v") + k)));
+      second.add(Versions.upsert(version(k, 9, null, "x" + k)));
+    }
+    assertChangeRowsAreTheDifference(t, t.newCommit(Operation.MERGE).apply(second).version());
+  }
+
+  /** The commit's preimage and delete rows are the rows it removed, its postimage and insert rows those it added. */
+  private void assertChangeRowsAreTheDifference(DeltaTable t, long version) throws IOException {
+    List<Version> before = Versions.scan(t.snapshotAt(version - 1));
+    List<Version> after = Versions.scan(t.snapshotAt(version));
+    List<ChangeRow> rows = ChangeDataFeedProperties.changeRows(dir, LAYOUT, version);
+    assertThat(Versions.sorted(rows.stream().filter(r -> r.type().equals("update_preimage")
+        || r.type().equals("delete")).map(ChangeRow::version).toList()))
+        .as("rows removed by version %d", version)
+        .isEqualTo(before.stream().filter(v -> !after.contains(v)).toList());
+    assertThat(Versions.sorted(rows.stream().filter(r -> r.type().equals("update_postimage")
+        || r.type().equals("insert")).map(ChangeRow::version).toList()))
+        .as("rows added by version %d", version)
+        .isEqualTo(after.stream().filter(v -> !before.contains(v)).toList());
+    assertThat(rows).as("change rows of version %d", version).isNotEmpty();
   }
 
   @Test

@@ -1,6 +1,5 @@
 package io.dimstream.table.internal.commit;
 
-import io.dimstream.model.BusinessKey;
 import io.dimstream.storage.ObjectStore;
 import io.dimstream.storage.Uploads;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -23,29 +22,9 @@ final class DeletionMarks {
   private final Map<String, RoaringBitmapArray> byFile = new LinkedHashMap<>();
   private long rows;
 
-  /** The keys of the rows marked in each file, kept only when asked for at construction. */
-  private final Map<String, List<BusinessKey>> keysByFile;
-
-  DeletionMarks() {
-    this(false);
-  }
-
-  /** {@code keepKeys}: remember the key of each marked row ({@link #keys}), to read the marked rows back. */
-  DeletionMarks(boolean keepKeys) {
-    this.keysByFile = keepKeys ? new HashMap<>() : null;
-  }
-
-  void mark(String path, long position, BusinessKey key) {
+  void mark(String path, long position) {
     byFile.computeIfAbsent(path, p -> new RoaringBitmapArray()).add(position);
-    if (keysByFile != null) {
-      keysByFile.computeIfAbsent(path, p -> new ArrayList<>()).add(key);
-    }
     rows++;
-  }
-
-  /** The keys of the rows marked in {@code path}; empty unless keys were kept. */
-  List<BusinessKey> keys(String path) {
-    return keysByFile == null ? List.of() : keysByFile.getOrDefault(path, List.of());
   }
 
   long rows() {

@@ -1,7 +1,6 @@
 package io.dimstream.table.internal.commit;
 
 import io.dimstream.storage.ObjectStore;
-import io.dimstream.model.BusinessKey;
 import io.dimstream.model.Version;
 import io.dimstream.model.VersionChange;
 import io.dimstream.model.VersionId;
@@ -49,12 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MergeOnReadPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(MergeOnReadPlanner.class);
-
-  /**
-   * The most keys a file's marked rows are read back by a key filter: Parquet tests each row against every key of
-   * the filter, so past a few dozen keys, which select most pages of a file anyway, the whole file reads faster.
-   */
-  private static final int FILTERED_READ_KEYS = 32;
 
   private final ObjectStore root;
   private final TableState state;
@@ -106,14 +99,14 @@ public final class MergeOnReadPlanner {
    * of each owner partition go to files of their own.
    */
   public CommitPlan plan(Map<VersionId, VersionChange> last, SourcePartitions owners) {
-    DeletionMarks marks = new DeletionMarks(changeDataFeed);
+    DeletionMarks marks = new DeletionMarks();
     Set<VersionId> found = new HashSet<>();
     Set<VersionId> unresolved = new HashSet<>();
     for (VersionId id : last.keySet()) {
       byte[] bytes = IdentityBytes.of(id.key(), id.validFrom());
       long loc = index.get(bytes);
       if (loc >= 0) {
-        marks.mark(index.file(loc), PositionIndex.positionOf(loc), id.key());
+        marks.mark(index.file(loc), PositionIndex.positionOf(loc));
         found.add(id);
         indexRemovals.add(bytes);
       } else {
@@ -171,30 +164,15 @@ public final class MergeOnReadPlanner {
   }
 
   /**
-   * The rows the marks delete, as they are before this commit, by identity: read from the files that hold them, each
-   * once; only the row groups and pages that may hold the marked rows' keys when they are few.
+   * The rows the marks delete, as they are before this commit, by identity: read by their positions from the files
+   * that hold them, each file once, decoding only the pages that hold a marked row.
    */
   private Map<VersionId, Version> rowsBefore(DeletionMarks marks) {
     Map<String, AddFile> byPath = new HashMap<>();
     state.adds.values().forEach(a -> byPath.put(a.path(), a));
     Map<VersionId, Version> out = new HashMap<>();
-    marks.forEachFile((path, positions) -> {
-      List<BusinessKey> keys = marks.keys(path);
-      AddFile file = byPath.get(path);
-      try (DataFiles.RowIterator it = keys.size() <= FILTERED_READ_KEYS
-          ? DataFiles.readKeys(root, file, layout, state.version, keys)
-          : DataFiles.read(root, file, layout, state.version)) {
-        long wanted = positions.cardinality();
-        long taken = 0;
-        while (taken < wanted && it.hasNext()) {
-          Version v = it.next();
-          if (positions.contains(it.position())) {
-            out.put(VersionId.of(v), v);
-            taken++;
-          }
-        }
-      }
-    });
+    marks.forEachFile((path, positions) -> DataFiles.readPositions(root, byPath.get(path), layout, state.version,
+        positions, (v, position) -> out.put(VersionId.of(v), v)));
     return out;
   }
 
@@ -303,7 +281,7 @@ public final class MergeOnReadPlanner {
           Version v = it.next();
           VersionId id = VersionId.of(v);
           if (unresolved.contains(id) && found.add(id)) {
-            marks.mark(f.path(), it.position(), id.key());
+            marks.mark(f.path(), it.position());
           }
           if (learned != null) {
             learned.add(IdentityBytes.of(v.key(), v.validFrom()), it.position());
@@ -327,7 +305,7 @@ public final class MergeOnReadPlanner {
         f.deletionVector());
     for (Map.Entry<VersionId, Long> r : rows) {
       if ((deleted == null || !deleted.contains(r.getValue())) && found.add(r.getKey())) {
-        marks.mark(f.path(), r.getValue(), r.getKey().key());
+        marks.mark(f.path(), r.getValue());
       }
     }
   }

@@ -29,7 +29,8 @@ final class ChangeDataWriteSupport extends WriteSupport<ChangeDataWriteSupport.R
   private RecordConsumer out;
 
   ChangeDataWriteSupport(TableLayout layout) {
-    this.rows = new VersionWriteSupport(layout, new StatsCollector(layout.dataColumns));
+    // a cdc action carries no statistics: comparing every value for a min and max would be work thrown away
+    this.rows = new VersionWriteSupport(layout, null);
     Types.MessageTypeBuilder b = Types.buildMessage();
     layout.parquetSchema.getFields().forEach(b::addField);
     b.primitive(PrimitiveTypeName.BINARY, Type.Repetition.REQUIRED).as(LogicalTypeAnnotation.stringType())

@@ -1,8 +1,11 @@
 package io.dimstream.table.internal.files;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -36,6 +39,10 @@ final class ColumnProjection extends AvroReadSupport<GenericRecord> {
    */
   private static final String AVRO_SCHEMA_KEY = "parquet.avro.schema";
 
+  /** The most record schemas kept: a table has one per schema its files were written with, and few of those. */
+  private static final int MAX_RECORD_SCHEMAS = 64;
+  private static final Map<List<Object>, String> RECORD_SCHEMAS = new ConcurrentHashMap<>();
+
   private final Set<String> columns;
 
   private ColumnProjection(Set<String> columns) {
@@ -46,6 +53,11 @@ final class ColumnProjection extends AvroReadSupport<GenericRecord> {
   /** A reader of the columns named {@code columns} (those the file has) of {@code file}. */
   static ParquetReader.Builder<GenericRecord> reader(InputFile file, ParquetConfiguration conf, Set<String> columns) {
     return new Builder(file, conf, new ColumnProjection(columns));
+  }
+
+  /** The read support of {@link #reader}, for a caller that reads row groups itself. */
+  static ReadSupport<GenericRecord> support(Set<String> columns) {
+    return new ColumnProjection(columns);
   }
 
   @Override
@@ -59,15 +71,36 @@ final class ColumnProjection extends AvroReadSupport<GenericRecord> {
   @Override
   public RecordMaterializer<GenericRecord> prepareForRead(ParquetConfiguration configuration,
       Map<String, String> keyValueMetaData, MessageType fileSchema, ReadContext readContext) {
-    Schema records = recordSchema(new AvroSchemaConverter(configuration), readContext.getRequestedSchema());
-    return super.prepareForRead(configuration, Map.of(AVRO_SCHEMA_KEY, records.toString()), fileSchema, readContext);
+    String records = recordSchemaText(readContext.getRequestedSchema(), configuration.get(Int96.READ_AS_FIXED),
+        () -> new AvroSchemaConverter(configuration));
+    return super.prepareForRead(configuration, Map.of(AVRO_SCHEMA_KEY, records), fileSchema, readContext);
   }
 
   @Override
   public RecordMaterializer<GenericRecord> prepareForRead(Configuration configuration,
       Map<String, String> keyValueMetaData, MessageType fileSchema, ReadContext readContext) {
-    Schema records = recordSchema(new AvroSchemaConverter(configuration), readContext.getRequestedSchema());
-    return super.prepareForRead(configuration, Map.of(AVRO_SCHEMA_KEY, records.toString()), fileSchema, readContext);
+    String records = recordSchemaText(readContext.getRequestedSchema(), configuration.get(Int96.READ_AS_FIXED),
+        () -> new AvroSchemaConverter(configuration));
+    return super.prepareForRead(configuration, Map.of(AVRO_SCHEMA_KEY, records), fileSchema, readContext);
+  }
+
+  /**
+   * The text of {@link #recordSchema} of {@code projection}, derived once per projection and INT96 setting (the one
+   * setting of ours the converter reads): the files one writer wrote share it, and a read of a few rows of many
+   * files would otherwise spend a good part of its time deriving and printing it.
+   */
+  private static String recordSchemaText(MessageType projection, String int96AsFixed,
+      Supplier<AvroSchemaConverter> converter) {
+    List<Object> key = Arrays.asList(projection, int96AsFixed);
+    String text = RECORD_SCHEMAS.get(key);
+    if (text == null) {
+      text = recordSchema(converter.get(), projection).toString();
+      if (RECORD_SCHEMAS.size() >= MAX_RECORD_SCHEMAS) {
+        RECORD_SCHEMAS.clear();
+      }
+      RECORD_SCHEMAS.put(key, text);
+    }
+    return text;
   }
 
   /**

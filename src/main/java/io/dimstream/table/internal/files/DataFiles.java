@@ -19,6 +19,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.avro.generic.GenericRecord;
@@ -180,12 +181,15 @@ public final class DataFiles {
   }
 
   /**
-   * As {@link #readKey}, for the rows of any key of {@code keys} (and rows of other keys the filter admits: callers
-   * check the rows, for instance by {@link RowIterator#position()}).
+   * Calls {@code out} with the version at each of {@code positions} of the data file an {@code add} names, in
+   * ascending position order, decoding only the pages that hold them (see {@link PositionReads}). The deletion vector
+   * is not applied: the positions must be of live rows.
+   *
+   * @throws io.dimstream.table.TableException when the file is missing or unreadable, or has no row at a position
    */
-  public static RowIterator readKeys(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
-      Collection<BusinessKey> keys) {
-    return readFiltered(store, file, layout, tableVersion, KeyFilters.ofAny(layout, keys));
+  public static void readPositions(ObjectStore store, AddFile file, TableLayout layout, long tableVersion,
+      RoaringBitmapArray positions, ObjLongConsumer<Version> out) {
+    PositionReads.read(input(store, file).wholeRowGroups(), layout, tableVersion, positions, out);
   }
 
   /** The rows {@code filter} admits (every row when it is null, or when the file's key column cannot take it). */

@@ -2,9 +2,6 @@ package io.dimstream.table.internal.files;
 
 import io.dimstream.model.BusinessKey;
 import io.dimstream.types.Column;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.Set;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
@@ -80,46 +77,5 @@ final class KeyFilters {
       }
     }
     return all == null ? null : FilterCompat.get(all);
-  }
-
-  /**
-   * A row-group filter that admits the rows of every key of {@code keys} (and maybe rows of other keys: each key column
-   * is tested on its own, against the set of its values); null when no key column can be tested.
-   */
-  static FilterCompat.Filter ofAny(TableLayout layout, Collection<BusinessKey> keys) {
-    FilterPredicate all = null;
-    for (int i = 0; i < layout.keyColumns.size(); i++) {
-      Column c = layout.keyColumns.get(i);
-      Set<Object> values = new HashSet<>();
-      boolean typed = true;
-      for (BusinessKey key : keys) {
-        Object v = layout.normalizeKey(key).values().get(i);
-        typed &= switch (c.type().kind()) {
-          case LONG -> v instanceof Long;
-          case INT -> v instanceof Integer;
-          case STRING -> v instanceof String;
-          default -> false;
-        };
-        values.add(v instanceof String s ? Binary.fromString(s) : v);
-      }
-      if (!typed || values.isEmpty()) {
-        continue;
-      }
-      FilterPredicate p = switch (c.type().kind()) {
-        case LONG -> FilterApi.in(FilterApi.longColumn(c.name()), cast(values));
-        case INT -> FilterApi.in(FilterApi.intColumn(c.name()), cast(values));
-        case STRING -> FilterApi.in(FilterApi.binaryColumn(c.name()), cast(values));
-        default -> null;
-      };
-      if (p != null) {
-        all = all == null ? p : FilterApi.and(all, p);
-      }
-    }
-    return all == null ? null : FilterCompat.get(all);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> Set<T> cast(Set<Object> values) {
-    return (Set<T>) (Set<?>) values;
   }
 }

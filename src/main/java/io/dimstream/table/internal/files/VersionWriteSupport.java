@@ -29,6 +29,7 @@ final class VersionWriteSupport extends WriteSupport<Version> {
   static final String AVRO_SCHEMA_KEY = "parquet.avro.schema";
 
   private final TableLayout layout;
+  /** Null when the file carries no statistics (a change data file: its {@code cdc} action has none). */
   private final StatsCollector stats;
   private final String[] names;
   private final ColumnType.Kind[] kinds;
@@ -200,19 +201,25 @@ final class VersionWriteSupport extends WriteSupport<Version> {
   private void takeLong(int c, long value) {
     longs[c] = value;
     present[c] = true;
-    stats.acceptLong(c, value);
+    if (stats != null) {
+      stats.acceptLong(c, value);
+    }
   }
 
   private void takeObject(int c, Object value) {
     row[c] = value;
     present[c] = true;
-    stats.accept(c, value);
+    if (stats != null) {
+      stats.accept(c, value);
+    }
   }
 
   private void takeNull(int c) {
     row[c] = null;
     present[c] = false;
-    stats.accept(c, null);
+    if (stats != null) {
+      stats.accept(c, null);
+    }
   }
 
   /** The unscaled value as a big-endian two's complement of exactly {@code size} bytes (sign-extended). */
