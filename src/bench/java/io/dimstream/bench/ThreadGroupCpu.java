@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
 final class ThreadGroupCpu {
   /** A thread line of the dump: {@code "name" #12 [1234] daemon prio=5 os_prio=0 cpu=12.34ms elapsed=...}. */
   private static final Pattern THREAD = Pattern.compile("^\"(.*)\" .*?cpu=([0-9.]+)ms");
-  private static final Pattern NUMBERS = Pattern.compile("[0-9]+");
 
   private ThreadGroupCpu() {}
 
@@ -42,7 +41,7 @@ final class ThreadGroupCpu {
 
   /**
    * The CPU milliseconds spent between two samples, by thread group: names with each of {@code dimensions} replaced by
-   * {@code <dim>} and every number by {@code N}; the largest groups first. A thread that ended in between is missed.
+   * {@code <dim>}, every UUID by {@code UUID} and every number by {@code N}; the largest groups first. A thread that ended in between is missed.
    */
   static Map<String, Double> byGroup(Map<String, Double> before, Map<String, Double> after, List<String> dimensions) {
     Map<String, Double> groups = new HashMap<>();
@@ -64,6 +63,6 @@ final class ThreadGroupCpu {
     for (String d : dimensions.stream().sorted((a, b) -> b.length() - a.length()).toList()) {
       g = g.replace(d, "<dim>");
     }
-    return NUMBERS.matcher(g).replaceAll("N");
+    return ThreadCpu.group(g); // a Kafka Streams client id holds a UUID
   }
 }
