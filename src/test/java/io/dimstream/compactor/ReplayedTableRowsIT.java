@@ -4,22 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dimstream.broker.BrokerExtension;
 import io.dimstream.codec.VersionJson;
-import io.dimstream.model.BusinessKey;
 import io.dimstream.model.ChangeKind;
-import io.dimstream.model.Sequence;
 import io.dimstream.model.Version;
 import io.dimstream.service.CatchUp;
 import io.dimstream.spec.DimensionSpec;
 import io.dimstream.table.DeltaTable;
 import io.dimstream.topology.TableVersionRecords;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -91,36 +86,21 @@ class ReplayedTableRowsIT {
     return new ProducerRecord<>(topic, 0, json.encodeKey(v.key(), v.validFrom()), json.encodeValue(v, ChangeKind.OPEN));
   }
 
-  /** {@code count} open versions, one per key from {@code firstId}. */
   private static List<Version> versions(long firstId, int count) {
-    return LongStream.range(firstId, firstId + count).mapToObj(id -> new Version(BusinessKey.of(id),
-        Sequence.of(1_700_000_000_000_000L + id), null, List.of("n" + id))).toList();
+    return CompactorTestSupport.openVersions(firstId, count);
   }
 
   private Compactor start(DimensionSpec spec) {
-    Compactor c = new Compactor(spec, Compactor.openTable(spec), new VersionJson(spec)::decodeChange,
-        KAFKA.clientProperties(), "replayed-it", Clock.systemUTC());
+    Compactor c = CompactorTestSupport.start(spec, KAFKA.clientProperties(), "replayed-it");
     compactors.add(c);
-    Thread t = new Thread(() -> {
-      try {
-        c.run();
-      } catch (RuntimeException e) {
-        // kept as the compactor's failure()
-      }
-    }, "compactor-" + spec.name());
-    t.setDaemon(true);
-    t.start();
     return c;
   }
 
   private static DeltaTable table(DimensionSpec spec) {
-    return DeltaTable.open(spec.service().tablePath().localPath());
+    return CompactorTestSupport.table(spec);
   }
 
-  /** The table's rows as a user reads them, by key. */
   private static List<Version> rows(DimensionSpec spec) {
-    try (Stream<Version> scan = table(spec).latest().scan()) {
-      return scan.sorted(Comparator.comparing(v -> (Long) v.key().values().get(0))).toList();
-    }
+    return CompactorTestSupport.rows(spec);
   }
 }
